@@ -1,0 +1,107 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Every target builds in Swift 6 language mode with the strictest checks the toolchain offers.
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "APILayer",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "NetOps", targets: ["NetOps"]),
+        .library(name: "Validator", targets: ["Validator"]),
+        .library(name: "Templater", targets: ["Templater"]),
+        .library(name: "Mapper", targets: ["Mapper"]),
+        .library(name: "APILayer", targets: ["APILayer"]),
+        .library(name: "DemoServer", targets: ["DemoServer"]),
+        .executable(name: "apilayer", targets: ["APILayerTool"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        .target(
+            name: "NetOps",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Validator",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Templater",
+            dependencies: [
+                "Validator",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Mapper",
+            dependencies: ["Validator"],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "APILayer",
+            dependencies: [
+                "NetOps", "Validator", "Templater", "Mapper",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "DemoServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "APILayerTool",
+            dependencies: [
+                "NetOps", "Validator", "Templater", "Mapper", "APILayer", "DemoServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NetOpsTests",
+            dependencies: [
+                "NetOps", "DemoServer",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ValidatorTests",
+            dependencies: [
+                "Validator",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TemplaterTests",
+            dependencies: ["Templater", "Validator"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APILayerTests",
+            dependencies: ["APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `apilayer` command-line tool: the demo, response validation, template archives and benchmarks.
+@main
+struct APILayerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apilayer",
+        abstract: "A layered network stack for Swift services on Linux.",
+        subcommands: [DemoCommand.self, ValidateCommand.self, TemplatesCommand.self, BenchCommand.self]
+    )
+}

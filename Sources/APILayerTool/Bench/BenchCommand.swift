@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `apilayer bench …`: benchmarks that print each figure against a baseline measured in the same run.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure APILayer against a baseline measured in the same run.",
+        subcommands: [NetOpsBench.self, ValidatorBench.self, TemplaterBench.self]
+    )
+}

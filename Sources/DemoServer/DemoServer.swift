@@ -1,0 +1,3 @@
+import Hummingbird
+/// The embedded HTTP server.
+public enum DemoServerPlaceholder {}

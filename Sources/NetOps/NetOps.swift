@@ -1,0 +1,2 @@
+/// Network operations over URLSession.
+public enum NetOps {}
