@@ -1,3 +1,124 @@
+import Foundation
 import Hummingbird
-/// The embedded HTTP server.
-public enum DemoServerPlaceholder {}
+import Logging
+import NIOConcurrencyHelpers
+import ServiceLifecycle
+
+/// An HTTP server for APILayer's tests, demo and benchmarks, running inside the calling process.
+///
+/// It listens on 127.0.0.1 on a port the system picks, serves the routes listed in
+/// `Docs/demo-server.md` (JSON, large bodies with and without Range support, slow and failing
+/// responses, any status, 401s, an upload sink, a multipart echo) and shuts down gracefully.
+///
+/// ```swift
+/// let server = try await DemoServer.start()
+/// let url = server.baseURL.appending(path: "json")
+/// // … talk to it …
+/// await server.stop()
+/// ```
+public final class DemoServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    /// The host the server listens on.
+    public let host: String
+    /// `http://host:port/`, the root every route hangs from.
+    public var baseURL: URL { URL(string: "http://\(host):\(port)/")! }
+
+    private let group: ServiceGroup
+    private let runTask: Task<Void, any Error>
+    private let counters: NIOLockedValueBox<DemoServerStatistics>
+
+    private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>, counters: NIOLockedValueBox<DemoServerStatistics>) {
+        self.port = port
+        self.host = host
+        self.group = group
+        self.runTask = runTask
+        self.counters = counters
+    }
+
+    /// Starts a server and returns once it accepts connections.
+    ///
+    /// - Parameters:
+    ///   - host: The address to bind; keep the default loopback address for tests.
+    ///   - port: The port to bind; 0 lets the system pick a free one.
+    ///   - logLevel: The level of the server's own log (warnings and errors by default).
+    /// - Throws: `DemoServerError.didNotStart` when the address cannot be bound.
+    public static func start(host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning) async throws -> DemoServer {
+        var logger = Logger(label: "DemoServer")
+        logger.logLevel = logLevel
+        let counters = NIOLockedValueBox(DemoServerStatistics())
+        let router = Router()
+        router.add(middleware: CountingMiddleware(counters: counters))
+        DemoRoutes.addBasicRoutes(to: router)
+        DemoRoutes.addPayloadRoutes(to: router, counters: counters)
+        DemoRoutes.addSlowAndFailingRoutes(to: router)
+        DemoRoutes.addUploadRoutes(to: router)
+
+        let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
+        let application = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "DemoServer", backlog: 1024),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: .init(services: [.init(service: application)], logger: logger))
+        let runTask = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        var ports = boundPorts.makeAsyncIterator()
+        guard let boundPort = await ports.next(), boundPort > 0 else {
+            runTask.cancel()
+            let reason = await runTask.result.failureDescription
+            throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
+        }
+        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters)
+    }
+
+    /// Stops accepting connections, lets requests in flight end, and returns when the server is down.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await runTask.result
+    }
+
+    /// What the server has answered so far.
+    public var statistics: DemoServerStatistics {
+        counters.withLockedValue { $0 }
+    }
+}
+
+/// Why DemoServer could not run.
+public enum DemoServerError: Error, CustomStringConvertible {
+    /// The server could not bind its address.
+    case didNotStart(host: String, port: Int, reason: String)
+
+    /// One readable line.
+    public var description: String {
+        switch self {
+        case let .didNotStart(host, port, reason):
+            return "DemoServer could not start on \(host):\(port): \(reason)"
+        }
+    }
+}
+
+/// Counts every request in the server's statistics.
+struct CountingMiddleware<Context: RequestContext>: RouterMiddleware {
+    let counters: NIOLockedValueBox<DemoServerStatistics>
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        counters.withLockedValue { $0.requests += 1 }
+        return try await next(request, context)
+    }
+}
+
+extension Result where Failure == any Error {
+    fileprivate var failureDescription: String {
+        switch self {
+        case .success: return "the server stopped before it listened"
+        case let .failure(error): return String(describing: error)
+        }
+    }
+}

@@ -1,10 +1,155 @@
 import ArgumentParser
+import Foundation
+import NetOps
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
-/// `apilayer bench netops` (being built).
+/// `apilayer bench netops`: NetOps operations against raw URLSession on the same server, in one
+/// interleaved run, plus the memory a large download and a large in-memory body cost.
 struct NetOpsBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "netops")
+    static let configuration = CommandConfiguration(
+        commandName: "netops",
+        abstract: "Small-GET throughput and CPU per request vs raw URLSession; RSS of large transfers."
+    )
+
+    @Option(help: "A server to measure against (default: DemoServer in a child process).")
+    var url: String?
+
+    @Option(help: "Requests per round and concurrency.")
+    var requests = 1_500
+
+    @Option(help: "Rounds per variant and concurrency (interleaved, the median is reported).")
+    var rounds = 3
+
+    @Option(help: "Size of the download measured for memory, in MiB.")
+    var downloadMiB = 1_024
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
 
     func run() async throws {
-        throw ValidationError("'apilayer bench netops' is not built yet")
+        let server = url == nil ? try ServerProcess() : nil
+        defer { server?.stop() }
+        guard let base = url.flatMap(URL.init(string:)) ?? server?.baseURL else {
+            throw ValidationError("--url is not a URL")
+        }
+        let smallURL = base.appendingPathComponent("json")
+        let configuration = NetworkSession.defaultConfiguration()
+        configuration.httpMaximumConnectionsPerHost = 64
+        BaseOperation.defaultSession = NetworkSession(configuration: configuration)
+        let raw = URLSession(configuration: configuration)
+
+        var figures: [BenchFigure] = []
+        var notes: [String] = []
+        for concurrency in [1, 8, 64] {
+            let result = try measureThroughput(url: smallURL, concurrency: concurrency, raw: raw)
+            figures.append(BenchFigure(
+                name: "get-c\(concurrency)-throughput", value: result.ours.requestsPerSecond,
+                baseline: result.raw.requestsPerSecond, unit: "req/s", target: ">= 0.95"))
+            if concurrency == 64 {
+                figures.append(BenchFigure(
+                    name: "get-c64-cpu-per-request", value: result.ours.cpuMillisecondsPerRequest,
+                    baseline: result.raw.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.05"))
+            }
+        }
+
+        let download = try await measureDownload(url: base.appendingPathComponent("bytes/\(downloadMiB << 20)"))
+        figures.append(BenchFigure(
+            name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
+            value: download, unit: "MiB", target: "<= 16"))
+
+        let bodySize = 50 << 20
+        let extra = try await measureDataBody(url: base.appendingPathComponent("bytes/\(bodySize)"), size: bodySize)
+        figures.append(BenchFigure(
+            name: "data-50mib-rss-over-baseline", value: extra / 1_048_576, baseline: Double(bodySize) / 1_048_576,
+            ratio: extra / Double(bodySize), unit: "MiB", target: "<= 1.1"))
+
+        notes.append("server: \(url ?? "DemoServer in a child process"); \(requests) requests per round, \(rounds) interleaved rounds, medians")
+        notes.append("throughput/cpu ratio = DataTaskOperation / raw URLSession (same configuration, completion-handler tasks)")
+        BenchReport(suite: "netops", figures: figures, notes: notes).print(json: json)
+        raw.invalidateAndCancel()
+    }
+
+    struct RoundResult {
+        var requestsPerSecond: Double
+        var cpuMillisecondsPerRequest: Double
+    }
+
+    /// Alternates raw and NetOps rounds so drift in the machine's load hits both alike.
+    private func measureThroughput(url: URL, concurrency: Int, raw: URLSession) throws -> (ours: RoundResult, raw: RoundResult) {
+        // Warm both paths (connections, caches).
+        _ = runRound(count: 200, concurrency: concurrency) { done in raw.dataTask(with: url) { _, _, _ in done() }.resume() }
+        _ = runRound(count: 200, concurrency: concurrency) { done in DTO.get(url).onCompletion { _ in done() }.start() }
+        var ours: [RoundResult] = []
+        var baseline: [RoundResult] = []
+        for _ in 0..<rounds {
+            baseline.append(runRound(count: requests, concurrency: concurrency) { done in
+                raw.dataTask(with: url) { _, _, _ in done() }.resume()
+            })
+            ours.append(runRound(count: requests, concurrency: concurrency) { done in
+                DTO.get(url).onCompletion { _ in done() }.start()
+            })
+        }
+        return (median(ours), median(baseline))
+    }
+
+    private func median(_ results: [RoundResult]) -> RoundResult {
+        let rates = results.map(\.requestsPerSecond).sorted()
+        let cpu = results.map(\.cpuMillisecondsPerRequest).sorted()
+        return RoundResult(requestsPerSecond: rates[rates.count / 2], cpuMillisecondsPerRequest: cpu[cpu.count / 2])
+    }
+
+    /// Runs `count` requests keeping `concurrency` in flight; `send` starts one and calls `done`.
+    private func runRound(count: Int, concurrency: Int, send: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> RoundResult {
+        let finished = DispatchSemaphore(value: 0)
+        let state = Locked((started: 0, completed: 0))
+        let startCPU = ProcessMetrics.cpuSeconds()
+        let startTime = DispatchTime.now()
+        @Sendable func next() {
+            let shouldStart = state.withLock { value -> Bool in
+                guard value.started < count else { return false }
+                value.started += 1
+                return true
+            }
+            guard shouldStart else { return }
+            send {
+                let all = state.withLock { value -> Bool in
+                    value.completed += 1
+                    return value.completed == count
+                }
+                if all { finished.signal() } else { next() }
+            }
+        }
+        for _ in 0..<concurrency { next() }
+        finished.wait()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        let cpu = ProcessMetrics.cpuSeconds() - startCPU
+        return RoundResult(requestsPerSecond: Double(count) / seconds, cpuMillisecondsPerRequest: cpu * 1_000 / Double(count))
+    }
+
+    /// Extra peak RSS (MiB) of a DownloadOperation streaming to a file.
+    private func measureDownload(url: URL) async throws -> Double {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = ProcessMetrics.residentBytes()
+        ProcessMetrics.resetPeak()
+        let operation = DO.get(url, to: directory.appendingPathComponent("download.bin"))
+        try await operation.run()
+        let peak = ProcessMetrics.peakResidentBytes()
+        return Double(max(0, peak - baseline)) / 1_048_576
+    }
+
+    /// Extra peak RSS (bytes) of a DataTaskOperation collecting `size` bytes in memory.
+    private func measureDataBody(url: URL, size: Int) async throws -> Double {
+        let baseline = ProcessMetrics.residentBytes()
+        ProcessMetrics.resetPeak()
+        let operation = try await DTO.get(url).run()
+        let peak = ProcessMetrics.peakResidentBytes()
+        guard operation.receivedData.count == size else {
+            throw ValidationError("the body was \(operation.receivedData.count) bytes, not \(size)")
+        }
+        return Double(max(0, peak - baseline))
     }
 }

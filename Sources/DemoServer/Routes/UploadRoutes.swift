@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import Hummingbird
+import MultipartKit
+
+extension DemoRoutes {
+    /// `POST /upload` (any body: its length and SHA-256) and `POST /multipart` (each part described).
+    static func addUploadRoutes(to router: Router<BasicRequestContext>) {
+        for method in [HTTPRequest.Method.post, .put] {
+            router.on("upload", method: method) { request, _ in
+                var hasher = SHA256()
+                var length = 0
+                for try await buffer in request.body {
+                    buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+                    length += buffer.readableBytes
+                }
+                return json(#"{"length":\#(length),"sha256":"\#(hex(hasher.finalize()))"}"#)
+            }
+        }
+
+        router.post("multipart") { request, _ in
+            guard let contentType = request.headers[.contentType],
+                  let boundary = boundary(of: contentType) else {
+                throw HTTPError(.badRequest, message: "expected multipart/form-data with a boundary")
+            }
+            let body = try await request.body.collect(upTo: 256 << 20)
+            let parts = try describeParts(body, boundary: boundary)
+            return json(#"{"parts":[\#(parts.joined(separator: ","))]}"#)
+        }
+    }
+
+    /// Lowercase hexadecimal of a digest.
+    static func hex(_ digest: some Sequence<UInt8>) -> String {
+        digest.map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func boundary(of contentType: String) -> String? {
+        guard contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
+        for parameter in contentType.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0].lowercased() == "boundary" {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+
+    /// One JSON object per part: name, filename, content type, length, SHA-256, and the text of small parts.
+    private static func describeParts(_ body: ByteBuffer, boundary: String) throws -> [String] {
+        let parser = MultipartParser(boundary: boundary)
+        var described: [String] = []
+        var headers: [String: String] = [:]
+        var hasher = SHA256()
+        var content: [UInt8] = []
+        parser.onHeader = { name, value in headers[name.lowercased()] = value }
+        parser.onBody = { buffer in
+            buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
+            if content.count < 4_096 { content.append(contentsOf: buffer.readableBytesView.prefix(4_096 - content.count)) }
+            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        }
+        var lengths = 0
+        parser.onPartComplete = {
+            let disposition = headers["content-disposition"] ?? ""
+            let name = dispositionParameter("name", in: disposition) ?? ""
+            let filename = dispositionParameter("filename", in: disposition)
+            let digest = hex(hasher.finalize())
+            var fields = [#""name":\#(quoted(name))"#, #""sha256":"\#(digest)""#, #""length":\#(lengths)"#]
+            if let filename { fields.append(#""filename":\#(quoted(filename))"#) }
+            if let type = headers["content-type"] { fields.append(#""contentType":\#(quoted(type))"#) }
+            if filename == nil { fields.append(#""value":\#(quoted(String(decoding: content, as: UTF8.self)))"#) }
+            described.append("{\(fields.joined(separator: ","))}")
+            headers = [:]
+            hasher = SHA256()
+            content = []
+            lengths = 0
+        }
+        let countingBody = parser.onBody
+        parser.onBody = { buffer in
+            lengths += buffer.readableBytes
+            countingBody(&buffer)
+        }
+        try parser.execute(body)
+        return described
+    }
+
+    private static func dispositionParameter(_ name: String, in disposition: String) -> String? {
+        for parameter in disposition.split(separator: ";").dropFirst() {
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0] == name {
+                return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The seam between operations and the HTTP machinery below them.
+///
+/// Operations know only this protocol, `URLRequest` and `HTTPURLResponse`: URLSession is the
+/// default engine, and another engine (SwiftNIO) can sit under the same operations. An engine
+/// runs one request per call and reports its events, in order, to the handler it was given.
+package protocol TransferEngine: Sendable {
+    /// Sends `request` with `body` and reports every event to `events`.
+    ///
+    /// Events for one transfer never overlap: response, then data chunks (and upload progress),
+    /// then exactly one `transferDidComplete`. After `cancel()` on the returned handle the
+    /// engine still reports `transferDidComplete` (with `.cancelled`).
+    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle
+}
+
+/// Where a request's body comes from.
+package enum TransferBody: Sendable {
+    /// No body (or the body is already in the request).
+    case none
+    /// A body held in memory.
+    case data(Data)
+    /// A body streamed from a file.
+    case file(URL)
+}
+
+/// Receives one transfer's events from an engine.
+package protocol TransferEvents: AnyObject, Sendable {
+    /// The response head arrived (it may come again on a redirect-free retry of the engine; the last one counts).
+    func transferDidReceive(response: HTTPURLResponse)
+    /// A chunk of the response body arrived.
+    func transferDidReceive(data: Data)
+    /// Upload progress: `sent` bytes of the body so far, of `expected` (nil when unknown).
+    func transferDidSend(sent: Int64, expected: Int64?)
+    /// The transfer ended; nil means the whole response arrived.
+    func transferDidComplete(failure: TransferFailure?)
+}
+
+/// Stops a transfer.
+package protocol TransferHandle: Sendable {
+    /// Stops the transfer; its events end with `transferDidComplete(.cancelled)`.
+    func cancel()
+}
+
+/// An engine's failure, in terms that do not depend on the engine.
+package enum TransferFailure: Error, Sendable, Equatable {
+    /// `cancel()` was called.
+    case cancelled
+    /// The engine's own timeout fired.
+    case timedOut
+    /// No connection could be made.
+    case cannotConnect(String)
+    /// The connection broke mid-transfer.
+    case connectionLost(String)
+    /// The engine does not support the URL.
+    case unsupportedURL(String)
+    /// A local file (upload body) could not be read.
+    case file(String)
+    /// Anything else.
+    case other(code: Int, reason: String)
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Why a network operation failed. Every error names the URL it concerns.
+public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kinds of failure.
+    public enum Kind: Sendable, Equatable {
+        /// The URL string could not be parsed.
+        case invalidURL(String)
+        /// The URL's scheme is not `http` or `https`.
+        case unsupportedScheme(String)
+        /// No connection could be made (refused, unknown host, …).
+        case cannotConnect(reason: String)
+        /// The connection broke before the response was complete.
+        case connectionLost(reason: String)
+        /// The response body ended before its announced length.
+        case truncatedBody(expected: Int64, received: Int64)
+        /// Any other transport failure, with the engine's code and text.
+        case transport(code: Int, reason: String)
+        /// The server answered with a status the operation does not accept.
+        case httpStatus(Int)
+        /// The operation was cancelled.
+        case cancelled
+        /// No byte moved for the idle timeout.
+        case idleTimeout(seconds: Double)
+        /// The operation worked longer than its total deadline.
+        case deadlineExceeded(seconds: Double)
+        /// `timeLimitBetweenRuns` forbids running again before this date.
+        case tooSoon(retryAfter: Date)
+        /// A local file could not be read, written or moved.
+        case file(path: String, reason: String)
+        /// The request body could not be prepared.
+        case invalidBody(reason: String)
+    }
+
+    /// What went wrong.
+    public var kind: Kind
+    /// The URL of the request (as far as it was known).
+    public var url: URL?
+
+    /// An error of `kind` concerning `url`.
+    public init(_ kind: Kind, url: URL?) {
+        self.kind = kind
+        self.url = url
+    }
+
+    /// The HTTP status, when the failure is an unaccepted status.
+    public var httpStatus: Int? {
+        if case let .httpStatus(status) = kind { return status }
+        return nil
+    }
+
+    /// True when the operation failed because no byte moved, or its deadline passed.
+    public var isTimeout: Bool {
+        switch kind {
+        case .idleTimeout, .deadlineExceeded: return true
+        default: return false
+        }
+    }
+
+    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`.
+    public var description: String {
+        let target = url.map { " for \(Self.redacted($0))" } ?? ""
+        switch kind {
+        case let .invalidURL(text): return "invalid URL '\(text)'"
+        case let .unsupportedScheme(scheme): return "unsupported URL scheme '\(scheme)'\(target)"
+        case let .cannotConnect(reason): return "cannot connect\(target): \(reason)"
+        case let .connectionLost(reason): return "connection lost\(target): \(reason)"
+        case let .truncatedBody(expected, received):
+            return "response body truncated\(target): \(received) of \(expected) bytes arrived"
+        case let .transport(code, reason): return "transport error \(code)\(target): \(reason)"
+        case let .httpStatus(status): return "HTTP status \(status)\(target)"
+        case .cancelled: return "cancelled\(target)"
+        case let .idleTimeout(seconds): return "no data for \(seconds) s\(target)"
+        case let .deadlineExceeded(seconds): return "deadline of \(seconds) s exceeded\(target)"
+        case let .tooSoon(date): return "run again no earlier than \(date)\(target) (timeLimitBetweenRuns)"
+        case let .file(path, reason): return "file error at \(path)\(target): \(reason)"
+        case let .invalidBody(reason): return "invalid request body\(target): \(reason)"
+        }
+    }
+
+    /// The URL without its query and user info, so that tokens passed as parameters never reach a log.
+    static func redacted(_ url: URL) -> String {
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
+        let hadQuery = components.query != nil
+        components.query = nil
+        components.user = nil
+        components.password = nil
+        components.fragment = nil
+        return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+    }
+}

@@ -1,2 +1,0 @@
-/// Network operations over URLSession.
-public enum NetOps {}

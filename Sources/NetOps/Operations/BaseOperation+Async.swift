@@ -1,0 +1,33 @@
+extension BaseOperation {
+    /// Starts the operation and waits for it without blocking a thread; returns the operation
+    /// when it succeeded.
+    ///
+    /// ```swift
+    /// let operation = try await DataTaskOperation.get(url).run()
+    /// ```
+    ///
+    /// Cancelling the calling `Task` cancels the operation. Call it on an operation that is not
+    /// in a queue (for one in a queue, `await operation.finished()`).
+    ///
+    /// - Throws: the operation's `NetOpsError` when it failed or was cancelled.
+    @discardableResult
+    public func run() async throws -> Self {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                whenFinal { continuation.resume() }
+                start()
+            }
+        } onCancel: {
+            cancel()
+        }
+        if let error = self.error { throw error }
+        return self
+    }
+
+    /// Waits until the operation is final, whoever starts it (a queue, another thread).
+    public func finished() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenFinal { continuation.resume() }
+        }
+    }
+}

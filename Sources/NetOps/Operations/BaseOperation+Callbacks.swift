@@ -1,0 +1,85 @@
+import Foundation
+
+extension BaseOperation {
+    /// Adds a closure called once when the operation reaches a final state (success, failure or
+    /// cancellation), before `isFinished` is posted and before `syncStart()`/`run()` return.
+    ///
+    /// Added to a finished operation, it runs at once. Closures run in the order they were added,
+    /// on an internal thread.
+    @discardableResult
+    public func onCompletion(_ handler: @escaping @Sendable (Self) -> Void) -> Self {
+        let runNow = withLock { () -> Bool in
+            guard machine.state.isWorkingOrInProcess else { return true }
+            storage.completionHandlers.append { handler(unsafeDowncast($0, to: Self.self)) }
+            return false
+        }
+        if runNow { handler(self) }
+        return self
+    }
+
+    /// Adds a closure called whenever bytes move, with the progress after the move.
+    @discardableResult
+    public func onProgress(_ handler: @escaping @Sendable (Self, TransferProgress) -> Void) -> Self {
+        withLock { storage.progressHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
+        return self
+    }
+
+    /// Adds a closure called on every state change.
+    @discardableResult
+    public func onStateChange(_ handler: @escaping @Sendable (Self, OperationState) -> Void) -> Self {
+        withLock { storage.stateHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
+        return self
+    }
+
+    /// The delegate told of state changes, progress and the end (held weakly).
+    public var delegate: (any NetworkOperationDelegate)? {
+        get { withLock { storage.delegate } }
+        set { withLock { storage.delegate = newValue } }
+    }
+
+    /// Calls `waiter` once the operation is final and its completions ran (at once if it is).
+    func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
+        let runNow = withLock { () -> Bool in
+            guard machine.state.isWorkingOrInProcess else { return true }
+            storage.finalWaiters.append(waiter)
+            return false
+        }
+        if runNow { waiter() }
+    }
+
+    func notifyState(_ state: OperationState) {
+        let (handlers, delegate) = withLock { (storage.stateHandlers, storage.delegate) }
+        for handler in handlers { handler(self, state) }
+        delegate?.operation(self, didChangeStateTo: state)
+    }
+
+    func notifyProgress(_ progress: TransferProgress) {
+        let (handlers, delegate) = withLock { (storage.progressHandlers, storage.delegate) }
+        for handler in handlers { handler(self, progress) }
+        delegate?.operation(self, didUpdate: progress)
+    }
+
+    /// Runs and drops the completion closures; also drops the progress and state closures, so
+    /// nothing they captured outlives the operation's work.
+    func runCompletions() {
+        let (handlers, delegate) = withLock { () -> ([@Sendable (BaseOperation) -> Void], (any NetworkOperationDelegate)?) in
+            let handlers = storage.completionHandlers
+            storage.completionHandlers = []
+            storage.progressHandlers = []
+            storage.stateHandlers = []
+            return (handlers, storage.delegate)
+        }
+        for handler in handlers { handler(self) }
+        delegate?.operationDidFinish(self)
+    }
+
+    func releaseFinalWaiters() {
+        let waiters = withLock { () -> [@Sendable () -> Void] in
+            let waiters = storage.finalWaiters
+            storage.finalWaiters = []
+            return waiters
+        }
+        for waiter in waiters { waiter() }
+        OperationRegistry.untrack(self)
+    }
+}

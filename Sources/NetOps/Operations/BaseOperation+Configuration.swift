@@ -1,0 +1,55 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BaseOperation {
+    private static let sharedSession = Locked<NetworkSession?>(nil)
+
+    /// The session operations run in unless they have a `privateSession`.
+    ///
+    /// Made on first use with `NetworkSession.defaultConfiguration()`; replace it before
+    /// starting operations to change limits or headers for all of them.
+    public static var defaultSession: NetworkSession {
+        get {
+            sharedSession.withLock { session in
+                if let session { return session }
+                let made = NetworkSession()
+                session = made
+                return made
+            }
+        }
+        set { sharedSession.withLock { $0 = newValue } }
+    }
+
+    /// A session for this operation only; nil (the default) uses `defaultSession`.
+    public var privateSession: NetworkSession? {
+        get { withLock { storage.privateSession } }
+        set { withLock { storage.privateSession = newValue } }
+    }
+
+    /// The statuses that count as success; others end the operation `.failedFinished` with
+    /// `.httpStatus` (the body is still available). Default: 200–299.
+    public var acceptableStatusCodes: Set<Int> {
+        get { withLock { storage.acceptableStatusCodes } }
+        set { withLock { storage.acceptableStatusCodes = newValue } }
+    }
+
+    /// The request as the operation will send it (before any `Range` header of a resumption).
+    public var request: URLRequest? {
+        withLock { try? storage.request.get() }
+    }
+
+    /// Replaces the request of an operation that has not started yet.
+    ///
+    /// - Returns: false when the operation already started (the request is then unchanged).
+    @discardableResult
+    public func updateRequest(_ update: (inout URLRequest) -> Void) -> Bool {
+        withLock {
+            guard machine.current == .idle, case var .success(request) = storage.request else { return false }
+            update(&request)
+            storage.request = .success(request)
+            return true
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+extension BaseOperation {
+    /// The object this operation works for (held weakly), e.g. a connection handler that may go
+    /// away; cancel its operations with `cancelAllOperations(ownedBy:in:)`.
+    public var owner: AnyObject? {
+        get { withLock { storage.owner } }
+        set { withLock { storage.owner = newValue } }
+    }
+
+    /// A name of what this operation works for, e.g. a request ID; cancel its operations with
+    /// `cancelAllOperations(ownerID:in:)`.
+    public var ownerID: String? {
+        get { withLock { storage.ownerID } }
+        set { withLock { storage.ownerID = newValue } }
+    }
+
+    /// Cancels every operation in `queue` (waiting or running) whose `owner` is `owner` itself
+    /// (identity, not equality). Without a queue: every operation started and not yet ended.
+    ///
+    /// - Returns: how many operations were cancelled.
+    @discardableResult
+    public static func cancelAllOperations(ownedBy owner: AnyObject, in queue: OperationQueue? = nil) -> Int {
+        cancel(in: queue) { $0.owner === owner }
+    }
+
+    /// Cancels every operation in `queue` (waiting or running) whose `ownerID` equals `ownerID`.
+    /// Without a queue: every operation started and not yet ended.
+    ///
+    /// - Returns: how many operations were cancelled.
+    @discardableResult
+    public static func cancelAllOperations(ownerID: String, in queue: OperationQueue? = nil) -> Int {
+        cancel(in: queue) { $0.ownerID == ownerID }
+    }
+
+    private static func cancel(in queue: OperationQueue?, where matches: (BaseOperation) -> Bool) -> Int {
+        let candidates = queue.map { $0.operations.compactMap { $0 as? BaseOperation } } ?? OperationRegistry.activeOperations()
+        var cancelled = 0
+        for operation in candidates where matches(operation) && !operation.isFinishedOrCancelled {
+            operation.cancel()
+            cancelled += 1
+        }
+        return cancelled
+    }
+}

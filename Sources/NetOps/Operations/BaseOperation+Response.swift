@@ -1,0 +1,57 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BaseOperation {
+    /// The response head (of the full response, also after a ranged resumption).
+    public var response: HTTPURLResponse? { withLock { storage.response } }
+
+    /// The response's HTTP status, once it arrived.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The response's headers, names as the server sent them.
+    public var responseHeaders: [String: String] {
+        var headers: [String: String] = [:]
+        for (name, value) in response?.allHeaderFields ?? [:] {
+            if let name = name as? String, let value = value as? String { headers[name] = value }
+        }
+        return headers
+    }
+
+    /// Why the operation failed or was cancelled; nil while working and after success.
+    public var error: NetOpsError? { withLock { storage.error } }
+
+    /// Bytes sent and received so far.
+    public var progress: TransferProgress { withLock { storage.progress } }
+
+    /// The response body held in memory (empty for a `DownloadOperation`, whose body is a file).
+    public var receivedData: Data {
+        withLock { (sink as? MemorySink)?.data ?? Data() }
+    }
+
+    /// The response body parsed as JSON with `JSONSerialization` (nil when it is not JSON),
+    /// parsed on first access and kept.
+    ///
+    /// On Linux `JSONSerialization` cannot tell `true` from `1`; APILayer's own JSON type can.
+    public var json: Any? {
+        if case let .parsed(value) = withLock({ storage.parsedJSON }) { return value }
+        let data = receivedData
+        let value = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        withLock { storage.parsedJSON = .parsed(value) }
+        return value
+    }
+
+    /// Decodes the response body as JSON into `type`.
+    ///
+    /// - Throws: `DecodingError` when the body does not decode.
+    public func decode<Model: Decodable>(_ type: Model.Type, using decoder: JSONDecoder = JSONDecoder()) throws -> Model {
+        try decoder.decode(type, from: receivedData)
+    }
+
+    /// How often a suspended transfer resumed with a `Range` request, and how often it had to
+    /// start over (server without Range support, or a changed resource).
+    package var resumptionCounts: (ranged: Int, restarted: Int) {
+        withLock { (storage.rangeResumes, storage.restartsFromZero) }
+    }
+}

@@ -1,0 +1,254 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BaseOperation {
+    /// Builds the request of the next transfer: the operation's request, with a `Range` for the
+    /// bytes still missing when a suspended GET resumes. Call with the lock held.
+    func prepareTransfer(firstRun: Bool) -> Result<PreparedTransfer, NetOpsError> {
+        let request: URLRequest
+        switch storage.request {
+        case let .failure(error): return .failure(error)
+        case let .success(built): request = built
+        }
+        guard let url = request.url else { return .failure(NetOpsError(.invalidURL(""), url: nil)) }
+        let scheme = url.scheme?.lowercased() ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            return .failure(NetOpsError(.unsupportedScheme(scheme), url: url))
+        }
+        if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
+
+        var attemptRequest = request
+        // Operations own their timeouts; the engine's is only a backstop behind them (and
+        // FoundationNetworking truncates fractional values to whole seconds).
+        attemptRequest.timeoutInterval = storage.idleTimeout.rounded(.up) + 5
+        storage.requestedOffset = 0
+        let kept = sink.bytesKept
+        if kept > 0 {
+            if canResumeWithRange(request), let validator = storage.rangeValidator {
+                attemptRequest.setValue("bytes=\(kept)-", forHTTPHeaderField: "Range")
+                attemptRequest.setValue(validator, forHTTPHeaderField: "If-Range")
+                storage.requestedOffset = kept
+                storage.rangeResumes += 1
+            } else {
+                do { try sink.reset() } catch { return .failure(fileError(error)) }
+                storage.restartsFromZero += 1
+            }
+        }
+        storage.progress.bytesReceived = storage.requestedOffset
+        storage.progress.bytesSent = 0
+        storage.attempt &+= 1
+        storage.lastActivity = .now()
+        storage.workingSince = .now()
+        let session = storage.privateSession ?? BaseOperation.defaultSession
+        scheduleDeadlineCheckLocked()
+        return .success(PreparedTransfer(request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt))
+    }
+
+    /// Only a body-less GET can ask for the rest of its response.
+    private func canResumeWithRange(_ request: URLRequest) -> Bool {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method == "GET", request.httpBody == nil else { return false }
+        if case .none = storage.body { return true }
+        return false
+    }
+
+    /// Hands a prepared transfer to its engine (outside the lock).
+    func launch(_ prepared: PreparedTransfer) {
+        let events = TransferAttempt(operation: self, attempt: prepared.attempt)
+        let handle = prepared.engine.startTransfer(prepared.request, body: prepared.body, events: events)
+        let stale = withLock { () -> Bool in
+            guard storage.attempt == prepared.attempt, machine.current == .running else { return true }
+            storage.handle = handle
+            return false
+        }
+        if stale { handle.cancel() }
+    }
+
+    /// True when events of `attempt` still matter. Call with the lock held.
+    func isCurrent(_ attempt: UInt64) -> Bool {
+        storage.attempt == attempt && machine.current == .running
+    }
+
+    // MARK: Events of the current transfer
+
+    func attempt(_ attempt: UInt64, didReceive response: HTTPURLResponse) {
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            storage.lastActivity = .now()
+            let announced = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            do {
+                if storage.requestedOffset > 0, response.statusCode == 206,
+                   let range = ContentRange(response), range.first == storage.requestedOffset {
+                    // The server continues where the suspension stopped.
+                    storage.progress.totalBytesToReceive = range.total ?? announced.map { $0 + range.first }
+                } else {
+                    if sink.bytesKept > 0 {
+                        // A full answer to a ranged request (the resource changed, or the server
+                        // ignores ranges): start over so the result stays byte-identical.
+                        try sink.reset()
+                        storage.restartsFromZero += 1
+                    }
+                    storage.requestedOffset = 0
+                    storage.response = response
+                    storage.rangeValidator = Self.rangeValidator(of: response)
+                    storage.progress.totalBytesToReceive = announced
+                }
+                try sink.prepare(expectedLength: announced)
+                storage.progress.bytesReceived = sink.bytesKept
+            } catch {
+                storage.error = fileError(error)
+                apply({ $0.abort() }, to: &effects)
+            }
+        }
+    }
+
+    func attempt(_ attempt: UInt64, didReceive data: Data) {
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            storage.lastActivity = .now()
+            do {
+                try sink.append(data)
+                storage.progress.bytesReceived = sink.bytesKept
+                effects.progress = storage.progress
+            } catch {
+                storage.error = fileError(error)
+                apply({ $0.abort() }, to: &effects)
+            }
+        }
+    }
+
+    func attempt(_ attempt: UInt64, didSend sent: Int64, expected: Int64?) {
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            storage.lastActivity = .now()
+            storage.progress.bytesSent = sent
+            storage.progress.totalBytesToSend = expected
+            effects.progress = storage.progress
+        }
+    }
+
+    func attempt(_ attempt: UInt64, didCompleteWith failure: TransferFailure?) {
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            let error = failure.map(error(for:)) ?? verdictOnCompleteResponse()
+            storage.error = error
+            if error == nil {
+                do { try sink.commit() } catch {
+                    storage.error = fileError(error)
+                }
+            }
+            if storage.error != nil, storage.error?.httpStatus == nil || sink is FileSink {
+                sink.discard()
+            }
+            apply({ $0.transferFinished(succeeded: storage.error == nil) }, to: &effects)
+        }
+    }
+
+    /// The operation's judgement of a response that arrived without a transport error.
+    private func verdictOnCompleteResponse() -> NetOpsError? {
+        guard let response = storage.response else {
+            return NetOpsError(.connectionLost(reason: "no response"), url: currentURL)
+        }
+        if let total = storage.progress.totalBytesToReceive, sink.bytesKept < total {
+            return NetOpsError(.truncatedBody(expected: total, received: sink.bytesKept), url: currentURL)
+        }
+        guard storage.acceptableStatusCodes.contains(response.statusCode) else {
+            return NetOpsError(.httpStatus(response.statusCode), url: currentURL)
+        }
+        return nil
+    }
+
+    /// Translates an engine failure. Call with the lock held.
+    private func error(for failure: TransferFailure) -> NetOpsError {
+        let url = currentURL
+        switch failure {
+        case .cancelled:
+            return NetOpsError(.cancelled, url: url)
+        case .timedOut:
+            return NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: url)
+        case let .cannotConnect(reason):
+            return NetOpsError(.cannotConnect(reason: reason), url: url)
+        case let .connectionLost(reason):
+            if let total = storage.progress.totalBytesToReceive, sink.bytesKept < total {
+                return NetOpsError(.truncatedBody(expected: total, received: sink.bytesKept), url: url)
+            }
+            return NetOpsError(.connectionLost(reason: reason), url: url)
+        case .unsupportedURL:
+            return NetOpsError(.unsupportedScheme(url?.scheme ?? ""), url: url)
+        case let .file(reason):
+            return NetOpsError(.file(path: "", reason: reason), url: url)
+        case let .other(code, reason):
+            if let total = storage.progress.totalBytesToReceive, sink.bytesKept < total {
+                return NetOpsError(.truncatedBody(expected: total, received: sink.bytesKept), url: url)
+            }
+            return NetOpsError(.transport(code: code, reason: reason), url: url)
+        }
+    }
+
+    func fileError(_ error: any Error) -> NetOpsError {
+        let path = ((error as NSError).userInfo[NSFilePathErrorKey] as? String) ?? ""
+        return NetOpsError(.file(path: path, reason: (error as NSError).localizedDescription), url: currentURL)
+    }
+
+    /// A strong ETag, else Last-Modified: what `If-Range` may carry (RFC 9110 §13.1.5).
+    static func rangeValidator(of response: HTTPURLResponse) -> String? {
+        if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.hasPrefix("W/") { return etag }
+        return response.value(forHTTPHeaderField: "Last-Modified")
+    }
+}
+
+/// Forwards one transfer's events to its operation, tagged with the transfer's number so events
+/// of a stopped transfer are recognised and ignored.
+final class TransferAttempt: TransferEvents, @unchecked Sendable {
+    let operation: BaseOperation
+    let attempt: UInt64
+
+    init(operation: BaseOperation, attempt: UInt64) {
+        self.operation = operation
+        self.attempt = attempt
+    }
+
+    func transferDidReceive(response: HTTPURLResponse) {
+        operation.attempt(attempt, didReceive: response)
+    }
+
+    func transferDidReceive(data: Data) {
+        operation.attempt(attempt, didReceive: data)
+    }
+
+    func transferDidSend(sent: Int64, expected: Int64?) {
+        operation.attempt(attempt, didSend: sent, expected: expected)
+    }
+
+    func transferDidComplete(failure: TransferFailure?) {
+        operation.attempt(attempt, didCompleteWith: failure)
+    }
+}
+
+/// A `Content-Range: bytes first-last/total` response header.
+struct ContentRange: Equatable {
+    var first: Int64
+    var last: Int64
+    var total: Int64?
+
+    init?(_ response: HTTPURLResponse) {
+        guard let header = response.value(forHTTPHeaderField: "Content-Range") else { return nil }
+        self.init(header)
+    }
+
+    init?(_ header: String) {
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = trimmed.dropFirst("bytes ".count)
+        let halves = spec.split(separator: "/", maxSplits: 1)
+        guard halves.count == 2 else { return nil }
+        let bounds = halves[0].split(separator: "-", maxSplits: 1)
+        guard bounds.count == 2, let first = Int64(bounds[0]), let last = Int64(bounds[1]), last >= first else { return nil }
+        self.first = first
+        self.last = last
+        self.total = halves[1] == "*" ? nil : Int64(halves[1])
+    }
+}

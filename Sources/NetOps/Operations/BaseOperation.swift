@@ -1,0 +1,303 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Short name of `BaseOperation`.
+public typealias BO = BaseOperation
+
+/// A network operation: a Foundation `Operation` that runs one HTTP exchange with a state you
+/// can read, pause, resume and cancel.
+///
+/// Use one of its kinds — `DataTaskOperation`, `DownloadOperation`, `UploadOperation` — in any
+/// `OperationQueue` (dependencies and `maxConcurrentOperationCount` work as usual), start it by
+/// hand, run it synchronously with `syncStart()`, or `await` it with `run()`.
+///
+/// ```swift
+/// let operation = DataTaskOperation.get("http://127.0.0.1:8080/json")
+///     .onProgress { _, progress in print(progress.bytesReceived) }
+///     .onCompletion { operation in print(operation.state, operation.receivedData.count) }
+/// queue.addOperation(operation)
+/// ```
+///
+/// Everything mutable is guarded by one lock per operation; callbacks (closures, delegate,
+/// `isExecuting`/`isFinished` notifications) are always made outside it. Suspending really
+/// pauses: the transfer stops, what arrived is kept, and `resume()` asks for the rest with a
+/// `Range` request (see `Docs/linux-notes.md`).
+public class BaseOperation: Operation, @unchecked Sendable {
+    /// The mutable part of an operation, guarded by `lock`.
+    struct Storage {
+        var request: Result<URLRequest, NetOpsError>
+        var body: TransferBody
+        var response: HTTPURLResponse?
+        var error: NetOpsError?
+        var progress = TransferProgress()
+        var attempt: UInt64 = 0
+        var handle: (any TransferHandle)?
+        var requestedOffset: Int64 = 0
+        var rangeValidator: String?
+        var rangeResumes = 0
+        var restartsFromZero = 0
+        var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
+        var progressHandlers: [@Sendable (BaseOperation, TransferProgress) -> Void] = []
+        var stateHandlers: [@Sendable (BaseOperation, OperationState) -> Void] = []
+        var finalWaiters: [@Sendable () -> Void] = []
+        weak var delegate: (any NetworkOperationDelegate)?
+        weak var owner: AnyObject?
+        var ownerID: String?
+        var privateSession: NetworkSession?
+        var acceptableStatusCodes: Set<Int> = Set(200..<300)
+        var idleTimeout: TimeInterval
+        var totalTimeout: TimeInterval?
+        var lastActivity = DispatchTime.now()
+        var workingSince: DispatchTime?
+        var workedSeconds: Double = 0
+        var deadlineTimer: (any DispatchSourceTimer)?
+        var timeLimitBetweenRuns: TimeInterval = 0
+        var runLimitKey: String?
+        var holdsRunSlot = false
+        var dateDelayAfterExecution: Date?
+        var parsedJSON: ParsedJSON = .notParsed
+    }
+
+    /// The lazily parsed JSON of the response.
+    enum ParsedJSON {
+        case notParsed
+        case parsed(Any?)
+    }
+
+    /// Work decided under the lock and carried out after leaving it.
+    struct Effects {
+        var postExecuting = false
+        var postFinished = false
+        var newState: OperationState?
+        var becameFinal = false
+        var progress: TransferProgress?
+        var stopHandle: (any TransferHandle)?
+        var begin: PreparedTransfer?
+    }
+
+    /// A transfer ready to hand to the engine.
+    struct PreparedTransfer {
+        let request: URLRequest
+        let body: TransferBody
+        let engine: any TransferEngine
+        let attempt: UInt64
+    }
+
+    let lock = NSLock()
+    var machine = OperationStateMachine()
+    var storage: Storage
+    let sink: any ResponseSink
+
+    /// An operation for `request` whose body comes from `body` and whose response goes to `sink`.
+    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, sink: any ResponseSink) {
+        let idle = (try? request.get().timeoutInterval).flatMap { $0 > 0 ? $0 : nil } ?? 60
+        storage = Storage(request: request, body: body, idleTimeout: idle)
+        self.sink = sink
+        super.init()
+    }
+
+    /// Runs `body` under the operation's lock.
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: Operation
+
+    /// Always true: the operation runs its transfer without holding a thread.
+    public override var isAsynchronous: Bool { true }
+
+    /// True while working or suspended.
+    public override var isExecuting: Bool { withLock { machine.isExecuting } }
+
+    /// True once the operation ended and `start()` has run (a queue always calls it).
+    public override var isFinished: Bool { withLock { machine.isFinished } }
+
+    /// Starts the operation; on a suspended operation, resumes it.
+    ///
+    /// A queue calls this for you. An operation cancelled before it started finishes at once.
+    public override func start() {
+        transition { $0.start() }
+    }
+
+    /// Cancels the operation: the transfer stops, partial data is discarded, the state becomes
+    /// `.cancelled` and the completion runs (once). Cancelling a finished operation does nothing.
+    public override func cancel() {
+        super.cancel()
+        withEffects { effects in
+            if machine.state.isWorkingOrInProcess {
+                storage.error = NetOpsError(.cancelled, url: currentURL)
+            }
+            apply({ $0.cancel() }, to: &effects)
+        }
+    }
+
+    // MARK: State
+
+    /// Where the operation is in its life.
+    public var state: OperationState { withLock { machine.state } }
+
+    /// The state in words, e.g. "suspended".
+    public var stateDescription: String { state.description }
+
+    /// True until the operation reaches a final state.
+    public var isWorkingOrInProcess: Bool { state.isWorkingOrInProcess }
+
+    /// True once the operation succeeded, failed or was cancelled.
+    public var isFinishedOrCancelled: Bool { state.isFinishedOrCancelled }
+
+    /// Pauses a working operation: the transfer stops and what arrived is kept.
+    ///
+    /// - Returns: true when the operation was working and is now suspended.
+    @discardableResult
+    public func suspend() -> Bool {
+        var suspended = false
+        withEffects { effects in
+            apply({ machine in
+                let action = machine.suspend()
+                suspended = action != .none
+                return action
+            }, to: &effects)
+        }
+        return suspended
+    }
+
+    /// Continues a suspended operation where it stopped.
+    ///
+    /// - Returns: true when the operation was suspended and is working again.
+    @discardableResult
+    public func resume() -> Bool {
+        var resumed = false
+        withEffects { effects in
+            apply({ machine in
+                let action = machine.resume()
+                resumed = action != .none
+                return action
+            }, to: &effects)
+        }
+        return resumed
+    }
+
+    /// One button for the whole life: starts a ready operation, suspends a working one, resumes
+    /// a suspended one. Returns the state it leaves the operation in.
+    @discardableResult
+    public func startSuspendResume() -> OperationState {
+        switch state {
+        case .readyToStart: start()
+        case .working: suspend()
+        case .suspended: resume()
+        case .successFinished, .failedFinished, .cancelled: break
+        }
+        return state
+    }
+
+    // MARK: Transitions
+
+    /// Runs `body` under the lock, then carries out the effects it collected.
+    func withEffects(_ body: (inout Effects) -> Void) {
+        var effects = Effects()
+        lock.lock()
+        body(&effects)
+        lock.unlock()
+        perform(effects)
+    }
+
+    /// Asks the machine for `event` under the lock and performs everything it implies.
+    func transition(_ event: (inout OperationStateMachine) -> OperationStateMachine.Action) {
+        withEffects { apply(event, to: &$0) }
+    }
+
+    /// Applies `event` to the machine and records its effects. Call with the lock held.
+    func apply(_ event: (inout OperationStateMachine) -> OperationStateMachine.Action, to effects: inout Effects) {
+        let before = machine
+        let action = event(&machine)
+        switch action {
+        case .none:
+            break
+        case .beginTransfer:
+            if before.current == .idle { OperationRegistry.track(self) }
+            switch prepareTransfer(firstRun: before.current == .idle) {
+            case let .success(prepared):
+                effects.begin = prepared
+            case let .failure(error):
+                storage.error = error
+                _ = machine.transferFinished(succeeded: false)
+                finishLocked()
+            }
+        case .stopTransfer:
+            effects.stopHandle = stopTransferLocked()
+        case .stopTransferAndDiscard:
+            effects.stopHandle = stopTransferLocked()
+            sink.discard()
+            finishLocked()
+        case .discard:
+            sink.discard()
+            finishLocked()
+        case .complete:
+            stopDeadlineTimer()
+            finishLocked()
+        }
+        record(from: before, to: machine, in: &effects)
+    }
+
+    /// Notes what changed between two machine snapshots.
+    private func record(from before: OperationStateMachine, to after: OperationStateMachine, in effects: inout Effects) {
+        if before.isExecuting != after.isExecuting { effects.postExecuting = true }
+        if before.isFinished != after.isFinished { effects.postFinished = true }
+        if before.state != after.state { effects.newState = after.state }
+        if before.state.isWorkingOrInProcess, after.state.isFinishedOrCancelled { effects.becameFinal = true }
+    }
+
+    /// Bookkeeping when the operation reaches a final state. Call with the lock held.
+    private func finishLocked() {
+        stopDeadlineTimer()
+        storage.handle = nil
+        storage.attempt &+= 1
+        releaseRunSlotLocked()
+    }
+
+    /// Stops the transfer in flight; returns its handle to cancel outside the lock.
+    private func stopTransferLocked() -> (any TransferHandle)? {
+        stopDeadlineTimer()
+        if let since = storage.workingSince {
+            storage.workedSeconds += Double(DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds) / 1e9
+            storage.workingSince = nil
+        }
+        storage.attempt &+= 1
+        let handle = storage.handle
+        storage.handle = nil
+        return handle
+    }
+
+    /// Carries out effects, outside the lock, in a fixed order: stop the old transfer, start the
+    /// new one, report state and progress, and on the final state run the completions, post
+    /// `isFinished`, and release every waiter.
+    func perform(_ effects: Effects) {
+        effects.stopHandle?.cancel()
+        if effects.postExecuting, !effects.postFinished {
+            willChangeValue(forKey: "isExecuting")
+            didChangeValue(forKey: "isExecuting")
+        }
+        if let state = effects.newState { notifyState(state) }
+        if let begin = effects.begin { launch(begin) }
+        if let progress = effects.progress { notifyProgress(progress) }
+        guard effects.becameFinal || effects.postFinished else { return }
+        if effects.becameFinal { runCompletions() }
+        if effects.postExecuting, effects.postFinished {
+            willChangeValue(forKey: "isExecuting")
+            didChangeValue(forKey: "isExecuting")
+        }
+        if effects.postFinished {
+            willChangeValue(forKey: "isFinished")
+            didChangeValue(forKey: "isFinished")
+        }
+        if effects.becameFinal { releaseFinalWaiters() }
+    }
+
+    /// The URL of the request, when it could be built.
+    var currentURL: URL? { try? storage.request.get().url }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A multipart/form-data body (RFC 7578): text fields and files, in order.
+public struct MultipartFormData: Sendable {
+    /// One part of the form.
+    public struct Part: Sendable {
+        /// Where a part's content comes from.
+        public enum Content: Sendable {
+            /// Bytes in memory.
+            case data(Data)
+            /// A file, copied in chunks when the body is written.
+            case file(URL)
+        }
+
+        /// The field name.
+        public var name: String
+        /// The file name announced to the server, for file parts.
+        public var filename: String?
+        /// The part's media type, for file parts.
+        public var contentType: String?
+        /// The part's content.
+        public var content: Content
+    }
+
+    /// The boundary between parts.
+    public let boundary: String
+    /// The parts, in order.
+    public private(set) var parts: [Part] = []
+
+    /// An empty form with a random boundary.
+    public init(boundary: String = "APILayer-\(UUID().uuidString)") {
+        self.boundary = boundary
+    }
+
+    /// The `Content-Type` header value, boundary included.
+    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+
+    /// Adds a text field.
+    public mutating func append(_ value: String, name: String) {
+        parts.append(Part(name: name, filename: nil, contentType: nil, content: .data(Data(value.utf8))))
+    }
+
+    /// Adds a file part from memory.
+    public mutating func append(_ data: Data, name: String, filename: String, contentType: String = "application/octet-stream") {
+        parts.append(Part(name: name, filename: filename, contentType: contentType, content: .data(data)))
+    }
+
+    /// Adds a file part read from `fileURL` when the body is written.
+    ///
+    /// - Throws: `CocoaError` when the file does not exist.
+    public mutating func append(fileAt fileURL: URL, name: String, filename: String? = nil, contentType: String = "application/octet-stream") throws {
+        guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path])
+        }
+        parts.append(Part(name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType, content: .file(fileURL)))
+    }
+
+    /// Writes the whole body to `fileURL`, copying file parts in 1 MiB chunks.
+    public func write(to fileURL: URL) throws {
+        guard FileManager.default.createFile(atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: fileURL.path])
+        }
+        let output = try FileHandle(forWritingTo: fileURL)
+        defer { try? output.close() }
+        for part in parts {
+            try output.write(contentsOf: Data(head(of: part).utf8))
+            switch part.content {
+            case let .data(data):
+                try output.write(contentsOf: data)
+            case let .file(source):
+                let input = try FileHandle(forReadingFrom: source)
+                defer { try? input.close() }
+                while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+                    try output.write(contentsOf: chunk)
+                }
+            }
+            try output.write(contentsOf: Data("\r\n".utf8))
+        }
+        try output.write(contentsOf: Data("--\(boundary)--\r\n".utf8))
+    }
+
+    private func head(of part: Part) -> String {
+        var disposition = "form-data; name=\"\(Self.quoted(part.name))\""
+        if let filename = part.filename { disposition += "; filename=\"\(Self.quoted(filename))\"" }
+        var head = "--\(boundary)\r\nContent-Disposition: \(disposition)\r\n"
+        if let contentType = part.contentType { head += "Content-Type: \(contentType)\r\n" }
+        return head + "\r\n"
+    }
+
+    /// Escapes what would end a quoted header parameter.
+    private static func quoted(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\r", with: " ")
+            .replacingOccurrences(of: "\n", with: " ")
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Builds `URLRequest`s from a method, a URL, parameters and headers.
+public enum RequestFactory {
+    /// A request, or the reason it cannot be built (kept by the operation and reported at start).
+    public static func make(
+        _ method: HTTPMethod,
+        _ url: some URLConvertible,
+        parameters: Parameters = [:],
+        encoding: ParameterEncoding? = nil,
+        headers: [String: String] = [:]
+    ) -> Result<URLRequest, NetOpsError> {
+        let target: URL
+        do { target = try url.asURL() } catch { return .failure(error) }
+        var request = URLRequest(url: target)
+        request.httpMethod = method.rawValue
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        guard !parameters.isEmpty else { return .success(request) }
+        switch encoding ?? method.defaultEncoding {
+        case .query:
+            guard var components = URLComponents(url: target, resolvingAgainstBaseURL: false) else {
+                return .failure(NetOpsError(.invalidURL(target.absoluteString), url: target))
+            }
+            let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+            components.percentEncodedQuery = existing + formEncoded(parameters)
+            guard let withQuery = components.url else {
+                return .failure(NetOpsError(.invalidURL(target.absoluteString), url: target))
+            }
+            request.url = withQuery
+        case .form:
+            request.httpBody = Data(formEncoded(parameters).utf8)
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/x-www-form-urlencoded; charset=utf-8", forHTTPHeaderField: "Content-Type")
+            }
+        case .json:
+            let object = parameters as [String: Any]
+            guard JSONSerialization.isValidJSONObject(object),
+                  let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+                return .failure(NetOpsError(.invalidBody(reason: "parameters are not representable as JSON"), url: target))
+            }
+            request.httpBody = body
+            if request.value(forHTTPHeaderField: "Content-Type") == nil {
+                request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return .success(request)
+    }
+
+    /// `key=value` pairs joined by `&`, keys sorted, percent-encoded; arrays repeat their key,
+    /// dictionaries nest as `key[sub]`.
+    public static func formEncoded(_ parameters: Parameters) -> String {
+        var pairs: [String] = []
+        for key in parameters.keys.sorted() {
+            append(parameters[key]!, as: key, to: &pairs)
+        }
+        return pairs.joined(separator: "&")
+    }
+
+    private static func append(_ value: any Sendable, as key: String, to pairs: inout [String]) {
+        switch value {
+        case let array as [any Sendable]:
+            for element in array { append(element, as: key, to: &pairs) }
+        case let dictionary as [String: any Sendable]:
+            for subkey in dictionary.keys.sorted() {
+                append(dictionary[subkey]!, as: "\(key)[\(subkey)]", to: &pairs)
+            }
+        case let flag as Bool:
+            pairs.append("\(escape(key))=\(flag ? "true" : "false")")
+        default:
+            pairs.append("\(escape(key))=\(escape(String(describing: value)))")
+        }
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    public static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Where a response body goes as it arrives. A sink is used only under its operation's lock.
+///
+/// A sink can keep what arrived across a suspension (`bytesKept`) so the transfer resumes with a
+/// `Range` request, or start over (`reset`) when the server sends the whole body again.
+protocol ResponseSink: AnyObject {
+    /// Bytes kept so far.
+    var bytesKept: Int64 { get }
+    /// Prepares for a body of `expectedLength` more bytes (nil: unknown).
+    func prepare(expectedLength: Int64?) throws
+    /// Appends a chunk.
+    func append(_ data: Data) throws
+    /// Drops everything kept so far (the server is sending the whole body again).
+    func reset() throws
+    /// The body arrived whole and was accepted: make it final (move a file into place).
+    func commit() throws
+    /// The operation failed or was cancelled: free memory, delete partial files.
+    func discard()
+}
+
+/// Collects the body in memory, in one buffer sized from `Content-Length` when there is one, so
+/// the peak stays at the body's size (FoundationNetworking's own collection peaks at twice it).
+final class MemorySink: ResponseSink {
+    /// Reservations above this are not made up front (a lying header must not reserve gigabytes).
+    static let maximumReservation: Int64 = 1 << 30
+
+    private(set) var data = Data()
+
+    var bytesKept: Int64 { Int64(data.count) }
+
+    func prepare(expectedLength: Int64?) throws {
+        guard let expectedLength, expectedLength > 0 else { return }
+        let wanted = Int(min(expectedLength, Self.maximumReservation)) + data.count
+        data.reserveCapacity(wanted)
+    }
+
+    func append(_ chunk: Data) throws {
+        data.append(chunk)
+    }
+
+    func reset() throws {
+        data = Data()
+    }
+
+    func commit() throws {}
+
+    func discard() {
+        data = Data()
+    }
+}
+
+/// Streams the body into a hidden partial file beside the destination and renames it into
+/// place when the body is complete, so the destination is never seen half-written.
+final class FileSink: ResponseSink {
+    let destination: URL
+    let partialURL: URL
+    private var handle: FileHandle?
+    private(set) var bytesKept: Int64 = 0
+
+    init(destination: URL) {
+        self.destination = destination
+        let directory = destination.deletingLastPathComponent()
+        partialURL = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+    }
+
+    private func openHandle() throws -> FileHandle {
+        if let handle { return handle }
+        let manager = FileManager.default
+        try manager.createDirectory(at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !manager.fileExists(atPath: partialURL.path) {
+            guard manager.createFile(atPath: partialURL.path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partialURL.path])
+            }
+        }
+        let opened = try FileHandle(forWritingTo: partialURL)
+        try opened.seekToEnd()
+        handle = opened
+        return opened
+    }
+
+    func prepare(expectedLength: Int64?) throws {
+        _ = try openHandle()
+    }
+
+    func append(_ chunk: Data) throws {
+        try openHandle().write(contentsOf: chunk)
+        bytesKept += Int64(chunk.count)
+    }
+
+    func reset() throws {
+        let handle = try openHandle()
+        try handle.truncate(atOffset: 0)
+        bytesKept = 0
+    }
+
+    func commit() throws {
+        let handle = try openHandle()
+        try handle.close()
+        self.handle = nil
+        // rename(2) replaces an existing destination atomically.
+        guard rename(partialURL.path, destination.path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: reason])
+        }
+    }
+
+    func discard() {
+        try? handle?.close()
+        handle = nil
+        try? FileManager.default.removeItem(at: partialURL)
+        bytesKept = 0
+    }
+}

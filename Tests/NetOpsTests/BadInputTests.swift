@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import NetOps
+
+/// Bad URLs, dead servers and broken bodies end the operation with a clear error: never a hang,
+/// never a crash.
+@Suite(.timeLimit(.minutes(1)))
+struct BadInputTests {
+    @Test func invalidURL() async throws {
+        let operation = DTO.get("not a url")
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.state == .failedFinished)
+        #expect(operation.error?.kind == .invalidURL("not a url"))
+        #expect(operation.error?.description.contains("not a url") == true)
+    }
+
+    @Test func unsupportedScheme() async throws {
+        let operation = DTO.get("ftp2://127.0.0.1/file")
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.error?.kind == .unsupportedScheme("ftp2"))
+        #expect(operation.error?.url?.absoluteString == "ftp2://127.0.0.1/file")
+    }
+
+    @Test func closedPort() async throws {
+        let port = try unusedPort()
+        let operation = DTO.get("http://127.0.0.1:\(port)/json")
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        guard case .cannotConnect = operation.error?.kind else {
+            Issue.record("expected cannotConnect, got \(String(describing: operation.error))")
+            return
+        }
+        #expect(operation.error?.url?.port == port)
+    }
+
+    /// The server promises a length, sends half and closes the connection.
+    @Test(arguments: [false, true])
+    func connectionClosedMidBody(download: Bool) async throws {
+        let url = try await TestServer.url("truncated/\(1 << 20)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let operation: BaseOperation = download ? DO.get(url, to: directory.appendingPathComponent("f")) : DTO.get(url)
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.state == .failedFinished)
+        switch operation.error?.kind {
+        case .truncatedBody, .connectionLost, .transport: break
+        default: Issue.record("unexpected error \(String(describing: operation.error))")
+        }
+        if download {
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("f").path))
+        }
+    }
+
+    @Test func unencodableJSONParameters() async throws {
+        let operation = DTO.post(try await TestServer.url("echo"), parameters: ["date": Date()])
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        guard case .invalidBody = operation.error?.kind else {
+            Issue.record("expected invalidBody, got \(String(describing: operation.error))")
+            return
+        }
+    }
+
+    @Test func errorDescriptionsHideQueryStrings() {
+        let error = NetOpsError(.httpStatus(401), url: URL(string: "http://host/users.get?access_token=SECRET&v=5"))
+        #expect(!error.description.contains("SECRET"))
+        #expect(error.description.contains("http://host/users.get"))
+    }
+
+    /// A port nothing listens on: bind an ephemeral port, note it, close it.
+    private func unusedPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import NetOps
+
+/// Cancelling at every point of an operation's life: it ends `.cancelled` and its completion
+/// runs exactly once.
+@Suite(.timeLimit(.minutes(1)))
+struct CancellationTests {
+    @Test func beforeStart() async throws {
+        let calls = Counter()
+        let operation = DTO.get(try await TestServer.url("json")).onCompletion { _ in calls.increment() }
+        operation.cancel()
+        #expect(operation.state == .cancelled)
+        #expect(operation.isCancelled)
+        #expect(calls.value == 1)
+        #expect(!operation.isFinished, "isFinished waits for start(), as a queue calls it")
+        operation.start()
+        #expect(operation.isFinished)
+        operation.cancel()
+        #expect(calls.value == 1)
+        #expect(operation.error?.kind == .cancelled)
+    }
+
+    @Test func whileQueued() async throws {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.isSuspended = true
+        let calls = Counter()
+        let url = try await TestServer.url("json")
+        let operations = (0..<5).map { _ in DTO.get(url).onCompletion { _ in calls.increment() } }
+        for operation in operations { queue.addOperation(operation) }
+        for operation in operations { operation.cancel() }
+        queue.isSuspended = false
+        #expect(await eventually { queue.operationCount == 0 })
+        #expect(operations.allSatisfy { $0.state == .cancelled && $0.isFinished })
+        #expect(calls.value == 5)
+    }
+
+    @Test func midFlight() async throws {
+        let calls = Counter()
+        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).onCompletion { _ in calls.increment() }
+        let queue = OperationQueue()
+        queue.addOperation(operation)
+        #expect(await eventually { operation.progress.bytesReceived > 0 })
+        operation.cancel()
+        #expect(operation.state == .cancelled)
+        #expect(await eventually { queue.operationCount == 0 })
+        #expect(operation.isFinished && !operation.isExecuting)
+        #expect(operation.receivedData.isEmpty, "partial data is discarded")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.value == 1)
+    }
+
+    @Test func whileSuspended() async throws {
+        let calls = Counter()
+        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).onCompletion { _ in calls.increment() }
+        operation.start()
+        #expect(await eventually { operation.progress.bytesReceived > 0 })
+        #expect(operation.suspend())
+        operation.cancel()
+        #expect(operation.state == .cancelled)
+        #expect(operation.isFinished)
+        #expect(!operation.resume())
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.value == 1)
+    }
+
+    @Test func cancellingADownloadLeavesNoFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let operation = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("file"))
+        operation.start()
+        #expect(await eventually { operation.progress.bytesReceived > 0 })
+        operation.cancel()
+        await operation.finished()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    /// Cancel racing with completion from many threads: still exactly one completion each.
+    @Test func cancelRacingCompletion() async throws {
+        let url = try await TestServer.url("json")
+        let calls = Counter()
+        let operations = (0..<200).map { _ in DTO.get(url).onCompletion { _ in calls.increment() } }
+        for operation in operations { operation.start() }
+        await onThreads(4) { index in
+            for (position, operation) in operations.enumerated() where position % 4 == index { operation.cancel() }
+        }
+        for operation in operations { await operation.finished() }
+        #expect(calls.value == 200)
+        #expect(operations.allSatisfy { $0.isFinished && $0.state.isFinishedOrCancelled })
+    }
+}

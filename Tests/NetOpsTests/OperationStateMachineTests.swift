@@ -1,0 +1,115 @@
+import Testing
+@testable import NetOps
+
+/// Every transition of `OperationStateMachine`: each event from each state.
+struct OperationStateMachineTests {
+    enum Event: String, Sendable, CaseIterable {
+        case start, suspend, resume, cancel, succeed, fail, abort
+
+        func apply(to machine: inout OperationStateMachine) -> OperationStateMachine.Action {
+            switch self {
+            case .start: return machine.start()
+            case .suspend: return machine.suspend()
+            case .resume: return machine.resume()
+            case .cancel: return machine.cancel()
+            case .succeed: return machine.transferFinished(succeeded: true)
+            case .fail: return machine.transferFinished(succeeded: false)
+            case .abort: return machine.abort()
+            }
+        }
+    }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        /// Events that bring a new machine to the starting state.
+        let path: [Event]
+        let event: Event
+        let action: OperationStateMachine.Action
+        let state: OperationState
+        let executing: Bool
+        let finished: Bool
+
+        var testDescription: String {
+            "\(path.map(\.rawValue).joined(separator: "→")) + \(event.rawValue) ⇒ \(state)"
+        }
+    }
+
+    static let idle: [Event] = []
+    static let running: [Event] = [.start]
+    static let suspended: [Event] = [.start, .suspend]
+    static let cancelledEarly: [Event] = [.cancel]
+    static let succeeded: [Event] = [.start, .succeed]
+    static let failed: [Event] = [.start, .fail]
+    static let cancelled: [Event] = [.start, .cancel]
+
+    static let cases: [Case] = [
+        // idle
+        Case(path: idle, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
+        Case(path: idle, event: .suspend, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .resume, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: idle, event: .succeed, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .fail, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .abort, action: .none, state: .readyToStart, executing: false, finished: false),
+        // running
+        Case(path: running, event: .start, action: .none, state: .working, executing: true, finished: false),
+        Case(path: running, event: .suspend, action: .stopTransfer, state: .suspended, executing: true, finished: false),
+        Case(path: running, event: .resume, action: .none, state: .working, executing: true, finished: false),
+        Case(path: running, event: .cancel, action: .stopTransferAndDiscard, state: .cancelled, executing: false, finished: true),
+        Case(path: running, event: .succeed, action: .complete, state: .successFinished, executing: false, finished: true),
+        Case(path: running, event: .fail, action: .complete, state: .failedFinished, executing: false, finished: true),
+        Case(path: running, event: .abort, action: .stopTransferAndDiscard, state: .failedFinished, executing: false, finished: true),
+        // suspended
+        Case(path: suspended, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
+        Case(path: suspended, event: .suspend, action: .none, state: .suspended, executing: true, finished: false),
+        Case(path: suspended, event: .resume, action: .beginTransfer, state: .working, executing: true, finished: false),
+        Case(path: suspended, event: .cancel, action: .discard, state: .cancelled, executing: false, finished: true),
+        Case(path: suspended, event: .succeed, action: .none, state: .suspended, executing: true, finished: false),
+        Case(path: suspended, event: .fail, action: .none, state: .suspended, executing: true, finished: false),
+        Case(path: suspended, event: .abort, action: .discard, state: .failedFinished, executing: false, finished: true),
+        // cancelled before start: only start() changes anything (it lets isFinished be posted)
+        Case(path: cancelledEarly, event: .start, action: .none, state: .cancelled, executing: false, finished: true),
+        Case(path: cancelledEarly, event: .suspend, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .resume, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .succeed, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .fail, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .abort, action: .none, state: .cancelled, executing: false, finished: false),
+    ] + finalStateCases
+
+    /// Nothing moves a final state.
+    static let finalStateCases: [Case] = [
+        (succeeded, OperationState.successFinished), (failed, .failedFinished), (cancelled, .cancelled),
+    ].flatMap { path, state in
+        Event.allCases.map { event in
+            Case(path: path, event: event, action: .none, state: state, executing: false, finished: true)
+        }
+    }
+
+    @Test(arguments: cases)
+    func transition(_ testCase: Case) {
+        var machine = OperationStateMachine()
+        for event in testCase.path { _ = event.apply(to: &machine) }
+        let action = testCase.event.apply(to: &machine)
+        #expect(action == testCase.action)
+        #expect(machine.state == testCase.state)
+        #expect(machine.isExecuting == testCase.executing)
+        #expect(machine.isFinished == testCase.finished)
+    }
+
+    @Test func everyStateAndEventIsCovered() {
+        let starts = Set(Self.cases.map { $0.path.map(\.rawValue).joined(separator: ",") })
+        #expect(starts.count == 7)
+        for start in starts {
+            let events = Set(Self.cases.filter { $0.path.map(\.rawValue).joined(separator: ",") == start }.map(\.event))
+            #expect(events.count == Event.allCases.count, "state reached by [\(start)] misses events")
+        }
+    }
+
+    @Test func stateDescriptionsAndPredicates() {
+        #expect(OperationState.readyToStart.isWorkingOrInProcess)
+        #expect(OperationState.suspended.isWorkingOrInProcess)
+        #expect(OperationState.cancelled.isFinishedOrCancelled)
+        #expect(OperationState.failedFinished.isFinishedOrCancelled)
+        #expect(Set(OperationState.allCases.map(\.description)).count == OperationState.allCases.count)
+    }
+}

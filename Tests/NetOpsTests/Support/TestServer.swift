@@ -1,0 +1,75 @@
+import DemoServer
+import Foundation
+import Crypto
+
+/// One DemoServer for the whole test process, started on first use.
+enum TestServer {
+    private static let shared = Task { try await DemoServer.start() }
+
+    /// The running server.
+    static func get() async throws -> DemoServer {
+        try await shared.value
+    }
+
+    /// The absolute URL of `path` (with query) on the shared server.
+    static func url(_ path: String) async throws -> URL {
+        let server = try await get()
+        return URL(string: path, relativeTo: server.baseURL)!.absoluteURL
+    }
+}
+
+/// Hex SHA-256 of `data`.
+func sha256(_ data: Data) -> String {
+    SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+}
+
+/// Hex SHA-256 of DemoServer's payload of `size` bytes.
+func payloadSHA256(size: Int) -> String {
+    sha256(DemoPayload.data(size: size))
+}
+
+/// Runs `body` on `count` new threads at once (not on Swift-concurrency threads, so blocking
+/// calls like `syncStart()` are allowed) and returns when all have returned.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
+    await withTaskGroup(of: Void.self) { group in
+        for index in 0..<count {
+            group.addTask {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let thread = Thread {
+                        body(index)
+                        continuation.resume()
+                    }
+                    thread.start()
+                }
+            }
+        }
+    }
+}
+
+/// A counter safe to bump from any thread.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+/// Collects values from any thread.
+final class Recorder<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var values: [Value] = []
+
+    func append(_ value: Value) { lock.withLock { values.append(value) } }
+    var all: [Value] { lock.withLock { values } }
+}
+
+/// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
+func eventually(within seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}

@@ -1,0 +1,92 @@
+import DemoServer
+import Foundation
+import Testing
+@testable import NetOps
+
+/// FoundationNetworking's own suspend/resume restarts the body from byte 0 and appends it; these
+/// tests prove NetOps pauses for real and the result is byte-identical.
+@Suite(.timeLimit(.minutes(2)))
+struct SuspendResumeTests {
+    static let size = 3 << 20
+    /// Slow enough to pause three times mid-body (about 1.5 s for the whole payload).
+    static let rate = 2 << 20
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        let route: String
+        let download: Bool
+        let serverSupportsRange: Bool
+        var testDescription: String { "\(download ? "download" : "data") via /\(route)" }
+    }
+
+    static let cases = [
+        Case(route: "bytes", download: false, serverSupportsRange: true),
+        Case(route: "norange", download: false, serverSupportsRange: false),
+        Case(route: "bytes", download: true, serverSupportsRange: true),
+        Case(route: "norange", download: true, serverSupportsRange: false),
+    ]
+
+    @Test(arguments: cases)
+    func suspendThreeTimesMidBody(_ testCase: Case) async throws {
+        let url = try await TestServer.url("\(testCase.route)/\(Self.size)?rate=\(Self.rate)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let operation: BaseOperation = testCase.download
+            ? DO.get(url, to: directory.appendingPathComponent("payload.bin"))
+            : DTO.get(url)
+        operation.start()
+
+        for fraction in [0.2, 0.45, 0.7] {
+            let threshold = Int64(Double(Self.size) * fraction)
+            let reached = await eventually(within: 20) { operation.progress.bytesReceived >= threshold || operation.isFinishedOrCancelled }
+            #expect(reached)
+            guard operation.suspend() else { break }
+            #expect(operation.state == .suspended)
+            #expect(operation.isExecuting)
+            let kept = operation.progress.bytesReceived
+            try await Task.sleep(for: .milliseconds(150))
+            #expect(operation.progress.bytesReceived == kept, "bytes arrived while suspended")
+            #expect(operation.resume())
+        }
+        await operation.finished()
+
+        #expect(operation.state == .successFinished, "\(operation.error.map(String.init(describing:)) ?? "")")
+        let body: Data
+        if let download = operation as? DownloadOperation {
+            body = try Data(contentsOf: download.destination)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(leftovers == ["payload.bin"])
+        } else {
+            body = operation.receivedData
+        }
+        #expect(body.count == Self.size)
+        #expect(sha256(body) == payloadSHA256(size: Self.size))
+        let counts = operation.resumptionCounts
+        if testCase.serverSupportsRange {
+            #expect(counts.ranged >= 1)
+            #expect(counts.restarted == 0)
+        } else {
+            #expect(counts.restarted >= 1)
+        }
+    }
+
+    @Test func startSuspendResumeCyclesLikeOneButton() async throws {
+        let operation = DTO.get(try await TestServer.url("bytes/\(Self.size)?rate=\(Self.rate)"))
+        #expect(operation.startSuspendResume() == .working)
+        #expect(await eventually { operation.progress.bytesReceived > 0 })
+        #expect(operation.startSuspendResume() == .suspended)
+        #expect(operation.startSuspendResume() == .working)
+        await operation.finished()
+        #expect(operation.state == .successFinished)
+        #expect(sha256(operation.receivedData) == payloadSHA256(size: Self.size))
+    }
+
+    @Test func suspendAndResumeDoNothingOutsideTheirStates() async throws {
+        let operation = DTO.get(try await TestServer.url("json"))
+        #expect(!operation.suspend())
+        #expect(!operation.resume())
+        try await operation.run()
+        #expect(!operation.suspend())
+        #expect(!operation.resume())
+        #expect(operation.state == .successFinished)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import NetOps
+
+/// `syncStart()`, `run()` and the delegate.
+@Suite(.timeLimit(.minutes(1)))
+struct SyncAndAsyncTests {
+    @Test func syncStartFromSixteenThreadsAtOnce() async throws {
+        let url = try await TestServer.url("delay?seconds=0.2")
+        let results = Recorder<(OperationState, Int)>()
+        await onThreads(16) { _ in
+            let operation = DTO.get(url).syncStart()
+            results.append((operation.state, operation.receivedData.count))
+        }
+        #expect(results.all.count == 16)
+        #expect(results.all.allSatisfy { $0.0 == .successFinished && $0.1 > 0 })
+    }
+
+    @Test func syncStartReturnsAfterCompletionRan() async throws {
+        let url = try await TestServer.url("json")
+        let ranFirst = Locked(false)
+        await onThreads(1) { _ in
+            let operation = DTO.get(url).onCompletion { _ in ranFirst.withLock { $0 = true } }.syncStart()
+            #expect(ranFirst.withLock { $0 })
+            #expect(operation.isFinished)
+        }
+    }
+
+    @Test func syncStartOnACancelledOperationReturnsAtOnce() async throws {
+        let operation = DTO.get(try await TestServer.url("json"))
+        operation.cancel()
+        let returned = await syncStartDetached(operation)
+        #expect(returned.state == .cancelled)
+    }
+
+    @Test func cancellingTheTaskCancelsTheOperation() async throws {
+        let operation = DTO.get(try await TestServer.url("delay?seconds=10"))
+        let task = Task { try await operation.run() }
+        #expect(await eventually { operation.state == .working })
+        let cancelledAt = Date()
+        task.cancel()
+        await #expect(throws: NetOpsError.self) { try await task.value }
+        #expect(operation.state == .cancelled)
+        #expect(Date().timeIntervalSince(cancelledAt) < 2)
+    }
+
+    @Test func runInAnAlreadyCancelledTask() async throws {
+        let operation = DTO.get(try await TestServer.url("json"))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await operation.run()
+        }
+        await #expect(throws: NetOpsError.self) { try await task.value }
+        #expect(operation.state == .cancelled)
+    }
+
+    final class RecordingDelegate: NetworkOperationDelegate, @unchecked Sendable {
+        let states = Recorder<OperationState>()
+        let progress = Recorder<Int64>()
+        let finished = Counter()
+        func operation(_ operation: BaseOperation, didChangeStateTo state: OperationState) { states.append(state) }
+        func operation(_ operation: BaseOperation, didUpdate progress: TransferProgress) { self.progress.append(progress.bytesReceived) }
+        func operationDidFinish(_ operation: BaseOperation) { finished.increment() }
+    }
+
+    @Test func delegateHearsWhatClosuresHear() async throws {
+        let delegate = RecordingDelegate()
+        let closureProgress = Recorder<Int64>()
+        let operation = DTO.get(try await TestServer.url("bytes/\(1 << 20)"))
+            .onProgress { _, progress in closureProgress.append(progress.bytesReceived) }
+        operation.delegate = delegate
+        try await operation.run()
+        #expect(delegate.states.all == [.working, .successFinished])
+        #expect(delegate.finished.value == 1)
+        #expect(delegate.progress.all == closureProgress.all)
+        #expect(delegate.progress.all.last == 1 << 20)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+@testable import NetOps
+
+/// Timeouts, deadlines and the time limit between runs.
+@Suite(.timeLimit(.minutes(1)))
+struct TimingTests {
+    /// FoundationNetworking truncates 0.5 s to 0 (an immediate timeout); NetOps honours it.
+    @Test func halfSecondIdleTimeoutFiresAtHalfASecond() async throws {
+        let operation = DTO.get(try await TestServer.url("delay?seconds=5"))
+        operation.idleTimeout = 0.5
+        let started = Date()
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(operation.state == .failedFinished)
+        #expect(operation.error?.kind == .idleTimeout(seconds: 0.5))
+        #expect(elapsed >= 0.3 && elapsed <= 0.7, "fired after \(elapsed) s")
+    }
+
+    @Test func idleTimeoutIsResetByArrivingData() async throws {
+        // One byte every 0.2 s for 1.6 s: never idle for 0.5 s.
+        let operation = DTO.get(try await TestServer.url("drip?bytes=8&interval=0.2"))
+        operation.idleTimeout = 0.5
+        try await operation.run()
+        #expect(operation.receivedData.count == 8)
+    }
+
+    @Test func totalDeadlineStopsATricklingTransfer() async throws {
+        let operation = DTO.get(try await TestServer.url("drip?bytes=50&interval=0.1"))
+        operation.idleTimeout = 2
+        operation.totalTimeout = 0.6
+        let started = Date()
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.error?.kind == .deadlineExceeded(seconds: 0.6))
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func timeLimitBetweenRuns() async throws {
+        let url = try await TestServer.url("json")
+        let key = "time-limit-\(UUID().uuidString)"
+        let first = DTO.get(url)
+        first.timeLimitBetweenRuns = 0.4
+        first.runLimitKey = key
+        try await first.run()
+        let limit = try #require(first.dateDelayAfterExecution)
+        #expect(limit > Date())
+
+        let tooEarly = DTO.get(url)
+        tooEarly.timeLimitBetweenRuns = 0.4
+        tooEarly.runLimitKey = key
+        await #expect(throws: NetOpsError.self) { try await tooEarly.run() }
+        guard case .tooSoon = tooEarly.error?.kind else {
+            Issue.record("expected tooSoon, got \(String(describing: tooEarly.error))")
+            return
+        }
+
+        try await Task.sleep(until: .now + .seconds(limit.timeIntervalSinceNow + 0.05))
+        let later = DTO.get(url)
+        later.timeLimitBetweenRuns = 0.4
+        later.runLimitKey = key
+        try await later.run()
+        #expect(later.state == .successFinished)
+    }
+
+    @Test func aRunningLimitedRequestBlocksASecond() async throws {
+        let url = try await TestServer.url("delay?seconds=0.5")
+        let first = DTO.get(url)
+        first.timeLimitBetweenRuns = 0.1
+        first.start()
+        let second = DTO.get(url)
+        second.timeLimitBetweenRuns = 0.1
+        await #expect(throws: NetOpsError.self) { try await second.run() }
+        await first.finished()
+        #expect(first.state == .successFinished)
+    }
+}
