@@ -14,7 +14,7 @@ extension URL: URLConvertible {
 extension String: URLConvertible {
     /// The URL this string spells; `.invalidURL` when it spells none or has no host.
     public func asURL() throws(NetOpsError) -> URL {
-        guard let url = URL(string: self), url.scheme != nil, url.host != nil else {
+        guard let url = URL(string: self), url.scheme?.isEmpty == false, url.host?.isEmpty == false else {
             throw NetOpsError(.invalidURL(self), url: nil)
         }
         return url

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+@testable import NetOps
+
+/// Building requests and parsing the headers resumption depends on, without a server.
+struct RequestFactoryTests {
+    @Test func queryParametersAreSortedEscapedAndAppended() throws {
+        let request = try RequestFactory.make(.get, "http://host/path?v=5", parameters: ["b": "x y", "a": ["1", "2"], "c": ["k": "v"]]).get()
+        #expect(request.url?.absoluteString == "http://host/path?v=5&a=1&a=2&b=x%20y&c%5Bk%5D=v")
+        #expect(request.httpBody == nil)
+    }
+
+    @Test func jsonBodyWithContentType() throws {
+        let request = try RequestFactory.make(.post, "http://host/p", parameters: ["n": 1, "s": "t"]).get()
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(request.httpBody == Data(#"{"n":1,"s":"t"}"#.utf8))
+    }
+
+    @Test func callerHeadersWin() throws {
+        let request = try RequestFactory.make(.post, "http://host/p", parameters: ["a": 1], encoding: .form,
+                                              headers: ["Content-Type": "text/plain"]).get()
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+    }
+
+    @Test(arguments: ["", "no scheme", "http://", "://x"])
+    func invalidURLsAreReportedNotTrapped(_ text: String) {
+        guard case let .failure(error) = RequestFactory.make(.get, text) else {
+            Issue.record("'\(text)' was accepted")
+            return
+        }
+        #expect(error.kind == .invalidURL(text))
+    }
+
+    struct RangeCase: Sendable {
+        let header: String
+        let parsed: ContentRange?
+    }
+
+    @Test(arguments: [
+        RangeCase(header: "bytes 100-199/1000", parsed: ContentRange(first: 100, last: 199, total: 1000)),
+        RangeCase(header: "bytes 0-0/*", parsed: ContentRange(first: 0, last: 0, total: nil)),
+        RangeCase(header: "bytes 5-4/10", parsed: nil),
+        RangeCase(header: "items 1-2/3", parsed: nil),
+        RangeCase(header: "bytes */1000", parsed: nil),
+    ])
+    func contentRange(_ testCase: RangeCase) {
+        #expect(ContentRange(testCase.header) == testCase.parsed)
+    }
+}
+
+extension ContentRange {
+    init(first: Int64, last: Int64, total: Int64?) {
+        self.init("bytes \(first)-\(last)/\(total.map(String.init) ?? "*")")!
+    }
+}

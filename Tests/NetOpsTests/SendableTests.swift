@@ -1,0 +1,22 @@
+import Foundation
+import Testing
+import NetOps
+
+/// Uses the public API from `@Sendable` contexts, so Swift 6's checks keep it honest.
+struct SendableTests {
+    @Test func operationsCrossConcurrencyDomains() async throws {
+        let url = try await TestServer.url("json")
+        let operation = DTO.get(url)
+        let fromTask = try await Task.detached { try await operation.run() }.value
+        #expect(fromTask === operation)
+        let queue = OperationQueue()
+        let box = DTO.get(url)
+        queue.addOperation(box)
+        queue.addBarrierBlock { @Sendable in _ = box.state }
+        await box.finished()
+        let error: any Error & Sendable = NetOpsError(.cancelled, url: url)
+        #expect(error is NetOpsError)
+        let progress: TransferProgress = await Task.detached { operation.progress }.value
+        #expect(progress.bytesReceived > 0)
+    }
+}
