@@ -4,7 +4,7 @@ import Testing
 /// Every transition of `OperationStateMachine`: each event from each state.
 struct OperationStateMachineTests {
     enum Event: String, Sendable, CaseIterable {
-        case start, suspend, resume, cancel, succeed, fail, abort
+        case start, suspend, resume, cancel, succeed, fail, abort, postpone, replay
 
         func apply(to machine: inout OperationStateMachine) -> OperationStateMachine.Action {
             switch self {
@@ -15,6 +15,8 @@ struct OperationStateMachineTests {
             case .succeed: return machine.transferFinished(succeeded: true)
             case .fail: return machine.transferFinished(succeeded: false)
             case .abort: return machine.abort()
+            case .postpone: return machine.postpone()
+            case .replay: return machine.replay()
             }
         }
     }
@@ -37,6 +39,7 @@ struct OperationStateMachineTests {
     static let running: [Event] = [.start]
     static let suspended: [Event] = [.start, .suspend]
     static let cancelledEarly: [Event] = [.cancel]
+    static let postponed: [Event] = [.start, .postpone]
     static let succeeded: [Event] = [.start, .succeed]
     static let failed: [Event] = [.start, .fail]
     static let cancelled: [Event] = [.start, .cancel]
@@ -50,6 +53,8 @@ struct OperationStateMachineTests {
         Case(path: idle, event: .succeed, action: .none, state: .readyToStart, executing: false, finished: false),
         Case(path: idle, event: .fail, action: .none, state: .readyToStart, executing: false, finished: false),
         Case(path: idle, event: .abort, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .postpone, action: .none, state: .readyToStart, executing: false, finished: false),
+        Case(path: idle, event: .replay, action: .none, state: .readyToStart, executing: false, finished: false),
         // running
         Case(path: running, event: .start, action: .none, state: .working, executing: true, finished: false),
         Case(path: running, event: .suspend, action: .stopTransfer, state: .suspended, executing: true, finished: false),
@@ -58,6 +63,8 @@ struct OperationStateMachineTests {
         Case(path: running, event: .succeed, action: .complete, state: .successFinished, executing: false, finished: true),
         Case(path: running, event: .fail, action: .complete, state: .failedFinished, executing: false, finished: true),
         Case(path: running, event: .abort, action: .stopTransferAndDiscard, state: .failedFinished, executing: false, finished: true),
+        Case(path: running, event: .postpone, action: .park, state: .working, executing: true, finished: false),
+        Case(path: running, event: .replay, action: .none, state: .working, executing: true, finished: false),
         // suspended
         Case(path: suspended, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
         Case(path: suspended, event: .suspend, action: .none, state: .suspended, executing: true, finished: false),
@@ -66,6 +73,18 @@ struct OperationStateMachineTests {
         Case(path: suspended, event: .succeed, action: .none, state: .suspended, executing: true, finished: false),
         Case(path: suspended, event: .fail, action: .none, state: .suspended, executing: true, finished: false),
         Case(path: suspended, event: .abort, action: .discard, state: .failedFinished, executing: false, finished: true),
+        Case(path: suspended, event: .postpone, action: .none, state: .suspended, executing: true, finished: false),
+        Case(path: suspended, event: .replay, action: .none, state: .suspended, executing: true, finished: false),
+        // postponed (parked): replayed, cancelled or failed as a whole; nothing else moves it
+        Case(path: postponed, event: .start, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .suspend, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .resume, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .cancel, action: .unpark, state: .cancelled, executing: false, finished: true),
+        Case(path: postponed, event: .succeed, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .fail, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .abort, action: .unpark, state: .failedFinished, executing: false, finished: true),
+        Case(path: postponed, event: .postpone, action: .none, state: .working, executing: true, finished: false),
+        Case(path: postponed, event: .replay, action: .beginTransfer, state: .working, executing: true, finished: false),
         // cancelled before start: only start() changes anything (it lets isFinished be posted)
         Case(path: cancelledEarly, event: .start, action: .none, state: .cancelled, executing: false, finished: true),
         Case(path: cancelledEarly, event: .suspend, action: .none, state: .cancelled, executing: false, finished: false),
@@ -74,6 +93,8 @@ struct OperationStateMachineTests {
         Case(path: cancelledEarly, event: .succeed, action: .none, state: .cancelled, executing: false, finished: false),
         Case(path: cancelledEarly, event: .fail, action: .none, state: .cancelled, executing: false, finished: false),
         Case(path: cancelledEarly, event: .abort, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .postpone, action: .none, state: .cancelled, executing: false, finished: false),
+        Case(path: cancelledEarly, event: .replay, action: .none, state: .cancelled, executing: false, finished: false),
     ] + finalStateCases
 
     /// Nothing moves a final state.
@@ -98,7 +119,7 @@ struct OperationStateMachineTests {
 
     @Test func everyStateAndEventIsCovered() {
         let starts = Set(Self.cases.map { $0.path.map(\.rawValue).joined(separator: ",") })
-        #expect(starts.count == 7)
+        #expect(starts.count == 8)
         for start in starts {
             let events = Set(Self.cases.filter { $0.path.map(\.rawValue).joined(separator: ",") == start }.map(\.event))
             #expect(events.count == Event.allCases.count, "state reached by [\(start)] misses events")

@@ -18,11 +18,11 @@ struct TimingTests {
     }
 
     @Test func idleTimeoutIsResetByArrivingData() async throws {
-        // One byte every 0.2 s for 1.6 s: never idle for 0.5 s.
-        let operation = DTO.get(try await TestServer.url("drip?bytes=8&interval=0.2"))
-        operation.idleTimeout = 0.5
+        // One byte every 0.1 s for 1.5 s: never idle for 1 s, though the whole takes longer.
+        let operation = DTO.get(try await TestServer.url("drip?bytes=15&interval=0.1"))
+        operation.idleTimeout = 1
         try await operation.run()
-        #expect(operation.receivedData.count == 8)
+        #expect(operation.receivedData.count == 15)
     }
 
     @Test func totalDeadlineStopsATricklingTransfer() async throws {
@@ -39,14 +39,14 @@ struct TimingTests {
         let url = try await TestServer.url("json")
         let key = "time-limit-\(UUID().uuidString)"
         let first = DTO.get(url)
-        first.timeLimitBetweenRuns = 0.4
+        first.timeLimitBetweenRuns = 3
         first.runLimitKey = key
         try await first.run()
         let limit = try #require(first.dateDelayAfterExecution)
         #expect(limit > Date())
 
         let tooEarly = DTO.get(url)
-        tooEarly.timeLimitBetweenRuns = 0.4
+        tooEarly.timeLimitBetweenRuns = 3
         tooEarly.runLimitKey = key
         await #expect(throws: NetOpsError.self) { try await tooEarly.run() }
         guard case .tooSoon = tooEarly.error?.kind else {
@@ -56,7 +56,7 @@ struct TimingTests {
 
         try await Task.sleep(until: .now + .seconds(limit.timeIntervalSinceNow + 0.05))
         let later = DTO.get(url)
-        later.timeLimitBetweenRuns = 0.4
+        later.timeLimitBetweenRuns = 3
         later.runLimitKey = key
         try await later.run()
         #expect(later.state == .successFinished)

@@ -30,6 +30,9 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case file(path: String, reason: String)
         /// The request body could not be prepared.
         case invalidBody(reason: String)
+        /// The request needed a credential that could not be had (the refresh failed, or the
+        /// response said so in its body).
+        case authenticationFailed(reason: String)
     }
 
     /// What went wrong.
@@ -75,6 +78,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooSoon(date): return "run again no earlier than \(date)\(target) (timeLimitBetweenRuns)"
         case let .file(path, reason): return "file error at \(path)\(target): \(reason)"
         case let .invalidBody(reason): return "invalid request body\(target): \(reason)"
+        case let .authenticationFailed(reason): return "authentication failed\(target): \(reason)"
         }
     }
 

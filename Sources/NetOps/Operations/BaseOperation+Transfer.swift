@@ -55,10 +55,36 @@ extension BaseOperation {
         return false
     }
 
-    /// Hands a prepared transfer to its engine (outside the lock).
+    /// Hands a prepared transfer to its engine (outside the lock), after the interceptor saw it.
     func launch(_ prepared: PreparedTransfer) {
+        var request = prepared.request
+        if let interceptor = withLock({ storage.interceptor }) ?? BaseOperation.defaultInterceptor {
+            switch interceptor.adapt(request, for: self) {
+            case let .proceed(adapted):
+                request = adapted
+            case .postpone:
+                withEffects { effects in
+                    guard isCurrent(prepared.attempt) else { return }
+                    apply({ $0.postpone() }, to: &effects)
+                }
+                return
+            case let .fail(error):
+                withEffects { effects in
+                    guard isCurrent(prepared.attempt) else { return }
+                    storage.error = error
+                    apply({ $0.abort() }, to: &effects)
+                }
+                return
+            }
+        }
+        let counted = withLock { () -> Bool in
+            guard isCurrent(prepared.attempt) else { return false }
+            storage.attemptsMade += 1
+            return true
+        }
+        guard counted else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt)
-        let handle = prepared.engine.startTransfer(prepared.request, body: prepared.body, events: events)
+        let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
             guard storage.attempt == prepared.attempt, machine.current == .running else { return true }
             storage.handle = handle
@@ -131,19 +157,65 @@ extension BaseOperation {
     }
 
     func attempt(_ attempt: UInt64, didCompleteWith failure: TransferFailure?) {
+        // The operation's own verdict, taken under the lock …
+        struct Outcome {
+            let error: NetOpsError?
+            let response: HTTPURLResponse?
+            let body: Data
+            let interceptor: (any OperationInterceptor)?
+            let policy: RetryPolicy
+            let attemptsMade: Int
+            let waited: TimeInterval
+            let replayable: Bool
+        }
+        let outcome = withLock { () -> Outcome? in
+            guard isCurrent(attempt) else { return nil }
+            return Outcome(
+                error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
+                response: storage.response,
+                body: (sink as? MemorySink)?.data ?? Data(),
+                interceptor: storage.interceptor ?? BaseOperation.defaultInterceptor,
+                policy: storage.retryPolicy ?? BaseOperation.defaultRetryPolicy,
+                attemptsMade: storage.attemptsMade,
+                waited: storage.retryWaited,
+                replayable: isReplayableLocked
+            )
+        }
+        guard let outcome else { return }
+        // … then the interceptor's and the retry policy's, outside it …
+        var decision = ResponseDecision.useDefault
+        if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
+            decision = interceptor.judge(response, body: outcome.body, for: self)
+        }
+        if case .useDefault = decision, let error = outcome.error {
+            var random = SystemRandomNumberGenerator()
+            if let delay = outcome.policy.delay(after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
+                                                waited: outcome.waited, replayable: outcome.replayable, random: &random) {
+                decision = .retry(after: delay)
+            }
+        }
+        // … and the result applied under the lock, if nothing overtook it meanwhile.
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            let error = failure.map(error(for:)) ?? verdictOnCompleteResponse()
-            storage.error = error
-            if error == nil {
-                do { try sink.commit() } catch {
-                    storage.error = fileError(error)
+            switch decision {
+            case .postpone:
+                apply({ $0.postpone() }, to: &effects)
+            case let .retry(delay):
+                scheduleRetryLocked(after: delay)
+            case let .fail(error):
+                storage.error = error
+                if sink is FileSink { sink.discard() }
+                apply({ $0.transferFinished(succeeded: false) }, to: &effects)
+            case .useDefault:
+                storage.error = outcome.error
+                if outcome.error == nil {
+                    do { try sink.commit() } catch { storage.error = fileError(error) }
                 }
+                if storage.error != nil, storage.error?.httpStatus == nil || sink is FileSink {
+                    sink.discard()
+                }
+                apply({ $0.transferFinished(succeeded: storage.error == nil) }, to: &effects)
             }
-            if storage.error != nil, storage.error?.httpStatus == nil || sink is FileSink {
-                sink.discard()
-            }
-            apply({ $0.transferFinished(succeeded: storage.error == nil) }, to: &effects)
         }
     }
 

@@ -59,6 +59,13 @@ public class BaseOperation: Operation, @unchecked Sendable {
         var holdsRunSlot = false
         var dateDelayAfterExecution: Date?
         var parsedJSON: ParsedJSON = .notParsed
+        var interceptor: (any OperationInterceptor)?
+        var retryPolicy: RetryPolicy?
+        var retryTimer: (any DispatchSourceTimer)?
+        var attemptsMade = 0
+        var retryWaited: TimeInterval = 0
+        var isReplayable: Bool?
+        var userInfo: [String: any Sendable] = [:]
     }
 
     /// The lazily parsed JSON of the response.
@@ -76,6 +83,8 @@ public class BaseOperation: Operation, @unchecked Sendable {
         var progress: TransferProgress?
         var stopHandle: (any TransferHandle)?
         var begin: PreparedTransfer?
+        var parked = false
+        var unparked = false
     }
 
     /// A transfer ready to hand to the engine.
@@ -240,6 +249,17 @@ public class BaseOperation: Operation, @unchecked Sendable {
         case .complete:
             stopDeadlineTimer()
             finishLocked()
+        case .park:
+            effects.stopHandle = stopTransferLocked()
+            sink.discard()
+            storage.response = nil
+            storage.error = nil
+            storage.progress = TransferProgress()
+            effects.parked = true
+        case .unpark:
+            sink.discard()
+            finishLocked()
+            effects.unparked = true
         }
         record(from: before, to: machine, in: &effects)
     }
@@ -255,6 +275,8 @@ public class BaseOperation: Operation, @unchecked Sendable {
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
     private func finishLocked() {
         stopDeadlineTimer()
+        storage.retryTimer?.cancel()
+        storage.retryTimer = nil
         storage.handle = nil
         storage.attempt &+= 1
         releaseRunSlotLocked()
@@ -263,6 +285,8 @@ public class BaseOperation: Operation, @unchecked Sendable {
     /// Stops the transfer in flight; returns its handle to cancel outside the lock.
     private func stopTransferLocked() -> (any TransferHandle)? {
         stopDeadlineTimer()
+        storage.retryTimer?.cancel()
+        storage.retryTimer = nil
         if let since = storage.workingSince {
             storage.workedSeconds += Double(DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds) / 1e9
             storage.workingSince = nil
@@ -278,6 +302,11 @@ public class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
+        if effects.unparked { PostponedOperations.shared.remove(self) }
+        if effects.parked {
+            PostponedOperations.shared.add(self)
+            withLock { storage.interceptor ?? BaseOperation.defaultInterceptor }?.didPostpone(self)
+        }
         if effects.postExecuting, !effects.postFinished {
             willChangeValue(forKey: "isExecuting")
             didChangeValue(forKey: "isExecuting")

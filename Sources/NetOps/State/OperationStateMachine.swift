@@ -15,6 +15,8 @@
 /// - `cancel()` before `start()` inside an `OperationQueue`: the queue still calls `start()`;
 ///   the machine then moves `cancelledBeforeStart` → `finished(.cancelled)` so the owner posts
 ///   `isFinished` and the queue lets go of the operation.
+/// - A parked (postponed) operation cancelled while its replay is being decided: `cancel()`
+///   moves it out of `.postponed`, so the late `replay()` does nothing.
 package struct OperationStateMachine: Sendable, Equatable {
     /// The machine's states; `state` maps them to the public `OperationState`.
     package enum State: Sendable, Equatable {
@@ -24,6 +26,9 @@ package struct OperationStateMachine: Sendable, Equatable {
         case running
         /// Paused; no transfer in flight.
         case suspended
+        /// Parked until a fresh credential exists (a 401): no transfer in flight; replayed or
+        /// failed as a whole with the other parked operations.
+        case postponed
         /// Cancelled before `start()`: final for callers, but `isFinished` waits for `start()`.
         case cancelledBeforeStart
         /// Ended.
@@ -44,6 +49,10 @@ package struct OperationStateMachine: Sendable, Equatable {
         case discard
         /// The transfer ended by itself: finalize the result (success or failure).
         case complete
+        /// Stop the transfer in flight, drop what arrived, and park the operation.
+        case park
+        /// Take the operation out of the parked set and discard what it holds.
+        case unpark
     }
 
     /// The current state.
@@ -56,7 +65,7 @@ package struct OperationStateMachine: Sendable, Equatable {
     package var state: OperationState {
         switch current {
         case .idle: return .readyToStart
-        case .running: return .working
+        case .running, .postponed: return .working
         case .suspended: return .suspended
         case .cancelledBeforeStart: return .cancelled
         case let .finished(final): return final
@@ -65,7 +74,12 @@ package struct OperationStateMachine: Sendable, Equatable {
 
     /// What `Operation.isExecuting` reports.
     package var isExecuting: Bool {
-        current == .running || current == .suspended
+        current == .running || current == .suspended || current == .postponed
+    }
+
+    /// True while the operation is parked.
+    package var isPostponed: Bool {
+        current == .postponed
     }
 
     /// What `Operation.isFinished` reports.
@@ -83,7 +97,7 @@ package struct OperationStateMachine: Sendable, Equatable {
         case .cancelledBeforeStart:
             current = .finished(.cancelled)
             return .none
-        case .running, .finished:
+        case .running, .postponed, .finished:
             return .none
         }
     }
@@ -114,9 +128,26 @@ package struct OperationStateMachine: Sendable, Equatable {
         case .suspended:
             current = .finished(.cancelled)
             return .discard
+        case .postponed:
+            current = .finished(.cancelled)
+            return .unpark
         case .cancelledBeforeStart, .finished:
             return .none
         }
+    }
+
+    /// The operation needs a fresh credential: park it until `replay()` or `abort()`.
+    package mutating func postpone() -> Action {
+        guard current == .running else { return .none }
+        current = .postponed
+        return .park
+    }
+
+    /// A fresh credential exists: send the parked operation's request again.
+    package mutating func replay() -> Action {
+        guard current == .postponed else { return .none }
+        current = .running
+        return .beginTransfer
     }
 
     /// The transfer reported its end; `succeeded` says whether the result is accepted.
@@ -126,8 +157,9 @@ package struct OperationStateMachine: Sendable, Equatable {
         return .complete
     }
 
-    /// The operation itself gives up on a running or suspended transfer (a deadline passed, a
-    /// request could not be built): it ends as `.failedFinished`.
+    /// The operation itself gives up on a running, suspended or parked transfer (a deadline
+    /// passed, a request could not be built, the credential refresh failed): it ends as
+    /// `.failedFinished`.
     package mutating func abort() -> Action {
         switch current {
         case .running:
@@ -136,6 +168,9 @@ package struct OperationStateMachine: Sendable, Equatable {
         case .suspended:
             current = .finished(.failedFinished)
             return .discard
+        case .postponed:
+            current = .finished(.failedFinished)
+            return .unpark
         case .idle, .cancelledBeforeStart, .finished:
             return .none
         }

@@ -1,0 +1,115 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension BaseOperation {
+    /// The operations parked until a fresh credential exists.
+    public static var postponedOperations: [BaseOperation] {
+        PostponedOperations.shared.all
+    }
+
+    /// Parks a working operation: its transfer stops and it waits, still working, for
+    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)`.
+    ///
+    /// - Returns: false when the operation was not working (not started, suspended, or final).
+    @discardableResult
+    public static func postpone(_ operation: BaseOperation) -> Bool {
+        var parked = false
+        operation.withEffects { effects in
+            operation.apply({ machine in
+                let action = machine.postpone()
+                parked = action != .none
+                return action
+            }, to: &effects)
+        }
+        return parked
+    }
+
+    /// Replays every parked operation: each request is rebuilt through `update` (for example
+    /// to put a fresh token in), then through the operation's interceptor, and sent again.
+    ///
+    /// - Returns: the operations replayed.
+    @discardableResult
+    public static func performPostponedOperations(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
+        let operations = PostponedOperations.shared.takeAll()
+        for operation in operations { operation.replay(update: update) }
+        return operations
+    }
+
+    /// Ends every parked operation with `error` (`.failedFinished`); their completions run and
+    /// every thread in `syncStart()` and every `run()` waiting on them returns.
+    ///
+    /// - Returns: the operations ended.
+    @discardableResult
+    public static func removeAllPostponedOperations(failingWith error: NetOpsError) -> [BaseOperation] {
+        let operations = PostponedOperations.shared.takeAll()
+        for operation in operations { operation.failPostponed(with: error) }
+        return operations
+    }
+
+    /// The same as `removeAllPostponedOperations(failingWith:)` with `.cancelled`: no waiter
+    /// stays blocked on a parked operation.
+    @discardableResult
+    public static func releaseSyncWaitersOfPostponed() -> [BaseOperation] {
+        removeAllPostponedOperations(failingWith: NetOpsError(.authenticationFailed(reason: "parked operations released"), url: nil))
+    }
+
+    /// Takes `operation` out of the parked set; true when it was there (exactly one caller wins).
+    /// An interceptor's `didPostpone` uses it to replay or fail an operation that parked after
+    /// the others were replayed.
+    public static func take(_ operation: BaseOperation) -> Bool {
+        PostponedOperations.shared.take(operation)
+    }
+
+    /// True while the operation is parked (its `state` is `.working`).
+    public var isPostponed: Bool { withLock { machine.isPostponed } }
+
+    /// Whether a thread in `syncStart()` may return now: only once the operation is final,
+    /// never while it is parked waiting for its replay.
+    public var mayReleaseSyncWaiter: Bool {
+        withLock { machine.state.isFinishedOrCancelled }
+    }
+
+    /// Sends a parked operation's request again, rebuilt through `update` first.
+    public func replay(update: (@Sendable (inout URLRequest) -> Void)? = nil) {
+        withEffects { effects in
+            if let update, case var .success(request) = storage.request {
+                update(&request)
+                storage.request = .success(request)
+            }
+            apply({ $0.replay() }, to: &effects)
+        }
+    }
+
+    /// Ends a parked operation with `error`.
+    public func failPostponed(with error: NetOpsError) {
+        withEffects { effects in
+            guard machine.isPostponed else { return }
+            storage.error = error
+            apply({ $0.abort() }, to: &effects)
+        }
+    }
+
+    /// Hooks that prepare each request and judge each response (credentials, 401s); nil uses
+    /// `BaseOperation.defaultInterceptor`.
+    public var interceptor: (any OperationInterceptor)? {
+        get { withLock { storage.interceptor } }
+        set { withLock { storage.interceptor = newValue } }
+    }
+
+    private static let sharedInterceptor = Locked<(any OperationInterceptor)?>(nil)
+
+    /// The interceptor of operations that have none of their own; nil by default.
+    public static var defaultInterceptor: (any OperationInterceptor)? {
+        get { sharedInterceptor.withLock { $0 } }
+        set { sharedInterceptor.withLock { $0 = newValue } }
+    }
+
+    /// Values an interceptor or a caller attaches to the operation (for example the version of
+    /// the credential its request carried).
+    public var userInfo: [String: any Sendable] {
+        get { withLock { storage.userInfo } }
+        set { withLock { storage.userInfo = newValue } }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Hooks that prepare each request of an operation and judge each response: where credentials
+/// are inserted and where a 401 becomes a postponement (APILayer's authentication plugs in here).
+///
+/// Every method is called outside the operation's lock, on an internal thread, and may read
+/// the operation (`userInfo`, `request`, …). Each has a default that changes nothing.
+public protocol OperationInterceptor: Sendable {
+    /// Called before every transfer (the first, a retry, a replay) with the request about to go.
+    func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision
+
+    /// Called when a response arrived whole, before the operation judges its status.
+    func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision
+
+    /// Called when the operation parked itself; `BaseOperation.take(_:)` tells whether it is still parked.
+    func didPostpone(_ operation: BaseOperation)
+}
+
+extension OperationInterceptor {
+    /// Sends the request unchanged.
+    public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision { .proceed(request) }
+    /// Leaves the verdict to the operation.
+    public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision { .useDefault }
+    /// Does nothing.
+    public func didPostpone(_ operation: BaseOperation) {}
+}
+
+/// What to do with a request about to be sent.
+public enum RequestDecision: Sendable {
+    /// Send this request.
+    case proceed(URLRequest)
+    /// Do not send it now: park the operation (it waits for `performPostponedOperations`).
+    case postpone
+    /// Do not send it: end the operation with this error.
+    case fail(NetOpsError)
+}
+
+/// What to do with a response that arrived.
+public enum ResponseDecision: Sendable {
+    /// Let the operation judge (status codes, then its retry policy).
+    case useDefault
+    /// Park the operation until a fresh credential exists; its request is replayed then.
+    case postpone
+    /// Send the request again after this many seconds (counts against the retry policy's limits).
+    case retry(after: TimeInterval)
+    /// End the operation with this error.
+    case fail(NetOpsError)
+}
