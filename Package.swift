@@ -105,7 +105,10 @@ let package = Package(
         ),
         .testTarget(
             name: "APILayerTests",
-            dependencies: ["APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer"],
+            dependencies: [
+                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

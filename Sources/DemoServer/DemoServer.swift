@@ -27,8 +27,11 @@ public final class DemoServer: Sendable {
     private let group: ServiceGroup
     private let runTask: Task<Void, any Error>
     private let counters: NIOLockedValueBox<DemoServerStatistics>
+    private let realms: TokenRealms
 
-    private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>, counters: NIOLockedValueBox<DemoServerStatistics>) {
+    private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
+                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms) {
+        self.realms = realms
         self.port = port
         self.host = host
         self.group = group
@@ -53,6 +56,8 @@ public final class DemoServer: Sendable {
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
+        let realms = TokenRealms()
+        DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
@@ -75,13 +80,18 @@ public final class DemoServer: Sendable {
             let reason = await runTask.result.failureDescription
             throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
         }
-        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters)
+        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms)
     }
 
     /// Stops accepting connections, lets requests in flight end, and returns when the server is down.
     public func stop() async {
         await group.triggerGracefulShutdown()
         _ = await runTask.result
+    }
+
+    /// The token authority of `realm` (made on first use): its settings and counters.
+    public func tokenAuthority(realm: String) -> TokenAuthority {
+        realms.authority(realm)
     }
 
     /// What the server has answered so far.

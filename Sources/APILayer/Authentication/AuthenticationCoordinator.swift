@@ -1,0 +1,276 @@
+import Foundation
+import Logging
+import NetOps
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Puts the token into every request and turns any number of authentication failures into one
+/// token refresh.
+///
+/// It is the `OperationInterceptor` of the operations it guards:
+/// - before a request goes, it inserts the current token and notes its *version* on the
+///   operation; while a refresh runs, or when the token is known to be expired, the operation
+///   is parked instead of sending a stale token;
+/// - when a response says the token failed (401, or the service's body rule), the operation is
+///   parked and one refresh starts (single flight). A failure of a request sent with an older
+///   token version is replayed at once with the current token, without a new refresh;
+/// - when the refresh succeeds the token is saved and every parked operation is replayed; when
+///   it fails, every parked operation ends with that error and every waiter is released;
+/// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
+///   `excessiveRefresh` instead of looping.
+///
+/// The authenticator is never called while a lock is held, and token values never reach a log.
+public final class AuthenticationCoordinator: OperationInterceptor, @unchecked Sendable {
+    /// How the coordinator recognises and places tokens.
+    public struct Configuration: Sendable {
+        /// Where requests carry the token.
+        public var placement: TokenPlacement = .authorizationHeader
+        /// A service rule: true when a response body (with any status) says the token failed,
+        /// e.g. `{"error":{"error_code":5}}`. 401 always counts.
+        public var bodySaysUnauthorized: (@Sendable (Data) -> Bool)?
+        /// Refresh this many seconds before a known expiry.
+        public var expiryLeeway: TimeInterval = 5
+        /// The most refreshes allowed within `refreshWindow` seconds.
+        public var refreshLimit = 5
+        /// The window of the refresh loop guard, in seconds.
+        public var refreshWindow: TimeInterval = 30
+
+        /// The defaults: Bearer header, 401 only, 5 s leeway, at most 5 refreshes in 30 s.
+        public init() {}
+    }
+
+    /// The key of `BaseOperation.userInfo` holding the token version a request carried.
+    public static let versionKey = "apilayer.tokenVersion"
+
+    private struct State {
+        var token: Token?
+        var version = 0
+        var refreshing = false
+        var lastFailure: AuthenticationError?
+        var lastFailureReason: String?
+        var refreshTimes: [Date] = []
+        var refreshCount = 0
+        var waiters: [CheckedContinuation<Token, any Error>] = []
+    }
+
+    private let state: Locked<State>
+    private let authenticator: any Authenticator
+    private let store: any TokenStore
+    /// How tokens are placed and failures recognised.
+    public let configuration: Configuration
+    private let logger: Logger
+
+    /// A coordinator refreshing through `authenticator` and saving tokens in `store`, starting
+    /// from the stored token when there is a readable one.
+    public init(authenticator: any Authenticator, store: any TokenStore, configuration: Configuration = Configuration(),
+                logger: Logger = Logger(label: "APILayer.Authentication")) {
+        self.authenticator = authenticator
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        var initial = State()
+        do {
+            initial.token = try store.load()
+        } catch {
+            logger.warning("stored token ignored: \(error)")
+        }
+        state = Locked(initial)
+    }
+
+    // MARK: Token
+
+    /// The current token.
+    public var token: Token? { state.withLock { $0.token } }
+
+    /// The version of the current token: it grows by one with every new token.
+    public var tokenVersion: Int { state.withLock { $0.version } }
+
+    /// Calls to the authenticator so far.
+    public var refreshCount: Int { state.withLock { $0.refreshCount } }
+
+    /// Replaces the token (for example after a login), saving it in the store.
+    ///
+    /// - Throws: the store's error; the token is in use either way.
+    public func updateToken(_ token: Token) throws {
+        state.withLock { state in
+            state.token = token
+            state.version += 1
+            state.lastFailure = nil
+        }
+        try store.save(token)
+    }
+
+    /// Forgets the token, in memory and in the store.
+    public func removeToken() throws {
+        state.withLock { state in
+            state.token = nil
+            state.version += 1
+        }
+        try store.remove()
+    }
+
+    /// Reloads the token from the store; a corrupt or unreadable store counts as no token.
+    ///
+    /// - Returns: the restored token.
+    @discardableResult
+    public func restoreToken() -> Token? {
+        let loaded: Token?
+        do {
+            loaded = try store.load()
+        } catch {
+            logger.warning("stored token ignored: \(error)")
+            loaded = nil
+        }
+        state.withLock { state in
+            state.token = loaded
+            state.version += 1
+        }
+        return loaded
+    }
+
+    /// Refreshes the token now, or joins the refresh already running.
+    ///
+    /// - Throws: `AuthenticationError` (or the authenticator's own error) when it fails.
+    @discardableResult
+    public func authenticationProcess() async throws -> Token {
+        try await withCheckedThrowingContinuation { continuation in
+            let start = state.withLock { state -> Bool in
+                state.waiters.append(continuation)
+                return beginRefreshLocked(&state)
+            }
+            if start { launchRefresh() }
+        }
+    }
+
+    // MARK: OperationInterceptor
+
+    /// Inserts the current token, or parks the operation while a refresh runs or the token is expired.
+    public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
+        enum Verdict { case send(String, Int), wait, waitAndRefresh, fail(AuthenticationError) }
+        let verdict = state.withLock { state -> Verdict in
+            if state.refreshing { return .wait }
+            if let token = state.token, !token.isExpired(leeway: configuration.expiryLeeway) {
+                return .send(token.accessToken, state.version)
+            }
+            if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
+            return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+        }
+        switch verdict {
+        case let .send(token, version):
+            operation.userInfo[Self.versionKey] = version
+            return .proceed(configuration.placement.apply(token, to: request))
+        case .wait:
+            return .postpone
+        case .waitAndRefresh:
+            launchRefresh()
+            return .postpone
+        case let .fail(error):
+            return .fail(NetOpsError(.authenticationFailed(reason: error.description), url: request.url))
+        }
+    }
+
+    /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
+    public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
+        let unauthorized = response.statusCode == 401 || (configuration.bodySaysUnauthorized?(body) ?? false)
+        guard unauthorized else { return .useDefault }
+        let used = operation.userInfo[Self.versionKey] as? Int
+        enum Verdict { case replayNow, wait, waitAndRefresh, fail(AuthenticationError) }
+        let verdict = state.withLock { state -> Verdict in
+            if let used, used < state.version { return .replayNow }
+            if state.refreshing { return .wait }
+            if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
+            return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+        }
+        switch verdict {
+        case .replayNow:
+            return .retry(after: 0)
+        case .wait:
+            return .postpone
+        case .waitAndRefresh:
+            launchRefresh()
+            return .postpone
+        case let .fail(error):
+            return .fail(NetOpsError(.authenticationFailed(reason: error.description), url: response.url))
+        }
+    }
+
+    /// An operation parked after the refresh it waited for ended: replay or fail it now.
+    public func didPostpone(_ operation: BaseOperation) {
+        let (refreshing, failure) = state.withLock { ($0.refreshing, $0.lastFailureReason) }
+        guard !refreshing, BaseOperation.take(operation) else { return }
+        if let failure {
+            operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: failure), url: operation.request?.url))
+        } else {
+            operation.replay()
+        }
+    }
+
+    // MARK: The refresh
+
+    /// Whether `operation` is guarded by this coordinator (its own interceptor, or the default).
+    private func guards(_ operation: BaseOperation) -> Bool {
+        ((operation.interceptor ?? BaseOperation.defaultInterceptor) as? AuthenticationCoordinator) === self
+    }
+
+    /// Marks a refresh as running; true when the caller must launch it. Call with the lock held.
+    private func beginRefreshLocked(_ state: inout State) -> Bool {
+        guard !state.refreshing else { return false }
+        state.refreshing = true
+        state.refreshTimes.append(Date())
+        state.refreshCount += 1
+        return true
+    }
+
+    /// The loop guard's refusal, when too many refreshes happened lately. Call with the lock held.
+    private func loopGuardLocked(_ state: inout State) -> AuthenticationError? {
+        let now = Date()
+        state.refreshTimes.removeAll { now.timeIntervalSince($0) > configuration.refreshWindow }
+        guard state.refreshTimes.count >= configuration.refreshLimit else { return nil }
+        let refusal = AuthenticationError.excessiveRefresh(count: state.refreshTimes.count, window: configuration.refreshWindow)
+        state.lastFailure = refusal
+        state.lastFailureReason = refusal.description
+        return refusal
+    }
+
+    private func launchRefresh() {
+        Task { await refresh() }
+    }
+
+    private func refresh() async {
+        let current = state.withLock { $0.token }
+        logger.debug("refreshing the token")
+        do {
+            let fresh = try await authenticator.refresh(current: current)
+            let waiters = state.withLock { state -> [CheckedContinuation<Token, any Error>] in
+                state.token = fresh
+                state.version += 1
+                state.refreshing = false
+                state.lastFailure = nil
+                state.lastFailureReason = nil
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(error)") }
+            let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
+            logger.info("token refreshed; replaying \(parked.count) parked operations")
+            for operation in parked { operation.replay() }
+            for waiter in waiters { waiter.resume(returning: fresh) }
+        } catch {
+            let reason = (error as? AuthenticationError)?.description ?? String(describing: error)
+            let waiters = state.withLock { state -> [CheckedContinuation<Token, any Error>] in
+                state.refreshing = false
+                state.lastFailure = error as? AuthenticationError
+                state.lastFailureReason = reason
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
+            logger.error("token refresh failed (\(reason)); failing \(parked.count) parked operations")
+            for operation in parked {
+                operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: reason), url: operation.request?.url))
+            }
+            for waiter in waiters { waiter.resume(throwing: error) }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Keeps a token across restarts of the service.
+public protocol TokenStore: Sendable {
+    /// The stored token; nil when there is none.
+    ///
+    /// - Throws: `TokenStoreError.corrupt` when something is stored but is not a token.
+    func load() throws -> Token?
+    /// Stores `token`, replacing what was there. Never leaves a half-written token behind.
+    func save(_ token: Token) throws
+    /// Deletes the stored token (nothing happens when there is none).
+    func remove() throws
+}
+
+/// Why a token store failed.
+public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The stored bytes are not a token (the file is reported, the token treated as absent).
+    case corrupt(path: String, reason: String)
+    /// The store could not be read or written.
+    case io(path: String, reason: String)
+
+    /// One readable line (never the token).
+    public var description: String {
+        switch self {
+        case let .corrupt(path, reason): return "token store at \(path) is corrupt: \(reason)"
+        case let .io(path, reason): return "token store at \(path) failed: \(reason)"
+        }
+    }
+}
+
+/// Keeps the token in memory only: for tests and short-lived processes.
+public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
+    private let lock = NSLock()
+    private var token: Token?
+
+    /// A store holding `token`.
+    public init(_ token: Token? = nil) {
+        self.token = token
+    }
+
+    /// The token held.
+    public func load() throws -> Token? { lock.withLock { token } }
+    /// Holds `token`.
+    public func save(_ token: Token) throws { lock.withLock { self.token = token } }
+    /// Forgets the token.
+    public func remove() throws { lock.withLock { token = nil } }
+}

@@ -1,0 +1,223 @@
+import APILayer
+import DemoServer
+import Foundation
+import NetOps
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One token refresh for any number of 401s, against DemoServer's OAuth 2.0 token endpoint.
+@Suite(.timeLimit(.minutes(2)))
+struct AuthenticationTests {
+    /// A coordinator for `realm` that starts from a token the server never issued (so the first
+    /// requests fail with 401) and a refresh token the realm accepts.
+    static func coordinator(
+        base: URL,
+        configuration: AuthenticationCoordinator.Configuration = .init(),
+        log: CapturedLog = CapturedLog()
+    ) -> AuthenticationCoordinator {
+        AuthenticationCoordinator(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 5),
+            store: InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1")),
+            configuration: configuration,
+            logger: log.logger())
+    }
+
+    static func guarded(_ operation: DTO, by coordinator: AuthenticationCoordinator) -> DTO {
+        operation.interceptor = coordinator
+        return operation
+    }
+
+    /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
+    /// from 16 threads — make exactly one call to the token endpoint and all succeed.
+    @Test func stormOfFiveHundredCostsOneRefresh() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        let log = CapturedLog()
+        let coordinator = Self.coordinator(base: base, log: log)
+        let url = base.appendingPathComponent("protected")
+        let results = try await runStorm(url: url, coordinator: coordinator)
+
+        #expect(results.count == 500)
+        #expect(results.allSatisfy { $0 == .successFinished })
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+        #expect(coordinator.refreshCount == 1)
+        let token = try #require(coordinator.token)
+        #expect(!log.text.contains(token.accessToken))
+        #expect(!log.text.contains(token.refreshToken ?? "-"))
+        #expect(log.text.contains("token refreshed"))
+    }
+
+    /// The same storm with a token endpoint that fails: every operation ends with its error,
+    /// and every waiter (queue, await, syncStart) is released.
+    @Test(arguments: [TokenAuthority.Mode.fail, .garbage])
+    func failedRefreshEndsEveryOperation(_ mode: TokenAuthority.Mode) async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        server.tokenAuthority(realm: realm).configure(mode: mode, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
+        let coordinator = Self.coordinator(base: base)
+        let results = try await runStorm(url: base.appendingPathComponent("protected"), coordinator: coordinator)
+        #expect(results.count == 500)
+        #expect(results.allSatisfy { $0 == .failedFinished })
+        #expect(BaseOperation.postponedOperations.allSatisfy { ($0.interceptor as? AuthenticationCoordinator) !== coordinator })
+    }
+
+    /// A token endpoint that hangs: the authenticator's timeout ends the refresh and every operation.
+    @Test func hangingTokenEndpoint() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        server.tokenAuthority(realm: realm).configure(mode: .hang, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
+        let coordinator = AuthenticationCoordinator(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 0.5),
+            store: InMemoryTokenStore(Token(accessToken: "stale", refreshToken: "seed-1")))
+        let operations = (0..<20).map { _ in Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator) }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .failedFinished })
+        guard case .authenticationFailed = operations[0].error?.kind else {
+            Issue.record("expected authenticationFailed, got \(String(describing: operations[0].error))")
+            return
+        }
+    }
+
+    /// A refresh taking 2 s while new operations keep arriving: they wait for it instead of
+    /// sending the stale token, and one refresh serves all.
+    @Test func slowRefreshWhileOperationsKeepArriving() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        server.tokenAuthority(realm: realm).configure(mode: nil, delay: 2, lifetime: nil, maxUses: nil, expireAll: false)
+        let coordinator = Self.coordinator(base: base)
+        let url = base.appendingPathComponent("protected")
+        var operations: [DTO] = []
+        for wave in 0..<15 {
+            for _ in 0..<6 {
+                let operation = Self.guarded(DTO.get(url), by: coordinator)
+                operation.start()
+                operations.append(operation)
+            }
+            if wave < 14 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .successFinished })
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+    }
+
+    /// A 401 for a request sent with an older token version is replayed at once with the
+    /// current token: no second refresh.
+    @Test func staleVersionIsReplayedWithoutARefresh() async throws {
+        let (_, _, base) = try await Server.newRealm()
+        let coordinator = Self.coordinator(base: base)
+        let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+        guard case .proceed = coordinator.adapt(URLRequest(url: base), for: operation) else {
+            Issue.record("a valid token must be sent")
+            return
+        }
+        #expect(operation.userInfo[AuthenticationCoordinator.versionKey] as? Int == 0)
+        try await coordinator.authenticationProcess()
+        #expect(coordinator.tokenVersion == 1)
+        let unauthorized = HTTPURLResponse(url: base, statusCode: 401, httpVersion: "HTTP/1.1", headerFields: nil)!
+        guard case .retry(after: 0) = coordinator.judge(unauthorized, body: Data(), for: operation) else {
+            Issue.record("a 401 on an old token version must be replayed at once")
+            return
+        }
+        #expect(coordinator.refreshCount == 1)
+    }
+
+    /// A service that refuses every fresh token: the loop guard stops refreshing.
+    @Test func refreshLoopGuard() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        server.tokenAuthority(realm: realm).configure(mode: nil, delay: nil, lifetime: nil, maxUses: .some(0), expireAll: false)
+        var configuration = AuthenticationCoordinator.Configuration()
+        configuration.refreshLimit = 3
+        let coordinator = Self.coordinator(base: base, configuration: configuration)
+        let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.error?.description.contains("excessiveRefresh") == true)
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 3)
+    }
+
+    /// A service that answers 200 with `{"error":{"error_code":5}}` for a bad token.
+    @Test func bodyLevelAuthenticationError() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        var configuration = AuthenticationCoordinator.Configuration()
+        configuration.placement = .queryParameter("access_token")
+        configuration.bodySaysUnauthorized = { body in
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            return ((object?["error"] as? [String: Any])?["error_code"] as? Int) == 5
+        }
+        let coordinator = Self.coordinator(base: base, configuration: configuration)
+        let operations = (0..<30).map { _ in Self.guarded(DTO.get(base.appendingPathComponent("body-error")), by: coordinator) }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .successFinished })
+        #expect(operations.allSatisfy { String(decoding: $0.receivedData, as: UTF8.self).contains("response") })
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+        let token = try #require(coordinator.token?.accessToken)
+        #expect(operations.allSatisfy { !($0.error?.description.contains(token) ?? false) })
+    }
+
+    /// Cancelling a parked operation ends it at once and takes it out of the parked set.
+    @Test func cancellingAParkedOperation() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        server.tokenAuthority(realm: realm).configure(mode: nil, delay: 2, lifetime: nil, maxUses: nil, expireAll: false)
+        let coordinator = Self.coordinator(base: base)
+        let calls = Locked(0)
+        let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+            .onCompletion { _ in calls.withLock { $0 += 1 } }
+        operation.start()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !operation.isPostponed, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(operation.isPostponed)
+        #expect(operation.state == .working)
+        #expect(!operation.mayReleaseSyncWaiter)
+        operation.cancel()
+        #expect(operation.state == .cancelled)
+        #expect(!operation.isPostponed)
+        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        try await coordinator.authenticationProcess()
+        #expect(operation.state == .cancelled)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
+    /// Client credentials: a token for the service itself.
+    @Test func clientCredentialsGrant() async throws {
+        let (server, realm, base) = try await Server.newRealm()
+        let authenticator = OAuthClientCredentialsAuthenticator(
+            tokenURL: base.appendingPathComponent("oauth/token"), clientID: "demo-client", clientSecret: "demo-secret")
+        let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: InMemoryTokenStore())
+        let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+        try await operation.run()
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+        #expect(coordinator.token?.userID == "42")
+
+        let wrong = OAuthClientCredentialsAuthenticator(
+            tokenURL: base.appendingPathComponent("oauth/token"), clientID: "demo-client", clientSecret: "nope")
+        await #expect(throws: AuthenticationError.tokenEndpoint(status: 401, error: "invalid_client")) {
+            try await wrong.refresh(current: nil)
+        }
+    }
+
+    /// Runs 500 guarded GETs: 200 in a queue, 200 awaited, 100 with syncStart on 16 threads.
+    private func runStorm(url: URL, coordinator: AuthenticationCoordinator) async throws -> [OperationState] {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 32
+        let queued = (0..<200).map { _ in Self.guarded(DTO.get(url), by: coordinator) }
+        for operation in queued { queue.addOperation(operation) }
+        async let awaited: [OperationState] = withTaskGroup(of: OperationState.self) { group in
+            for _ in 0..<200 {
+                group.addTask {
+                    let operation = Self.guarded(DTO.get(url), by: coordinator)
+                    _ = try? await operation.run()
+                    return operation.state
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let synchronous = Locked<[OperationState]>([])
+        await onThreads(16) { index in
+            for _ in 0..<(index < 4 ? 7 : 6) {
+                let operation = Self.guarded(DTO.get(url), by: coordinator).syncStart()
+                synchronous.withLock { $0.append(operation.state) }
+            }
+        }
+        for operation in queued { await operation.finished() }
+        return await awaited + synchronous.withLock { $0 } + queued.map(\.state)
+    }
+}
