@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+@testable import NetOps
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Parked operations keep their identity: the same object is replayed or failed, and its
+/// waiters stay blocked until it really ends. Serialized: `performPostponedOperations` replays
+/// every parked operation of the process.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct PostponementTests {
+    /// Parks every response until the request carries `X-Credential: fresh`.
+    struct NeedsFreshCredential: OperationInterceptor {
+        func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
+            let sent = String(decoding: body, as: UTF8.self)
+            return sent.contains(#""x-credential":"fresh""#) ? .useDefault : .postpone
+        }
+    }
+
+    static func parkedOperation() async throws -> DTO {
+        let operation = DTO.get(try await TestServer.url("echo"))
+        operation.interceptor = NeedsFreshCredential()
+        operation.start()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !operation.isPostponed, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        return operation
+    }
+
+    @Test func replayRebuildsTheRequestAndKeepsTheObject() async throws {
+        let completions = Counter()
+        let operation = try await Self.parkedOperation()
+        operation.onCompletion { _ in completions.increment() }
+        #expect(operation.isPostponed)
+        #expect(operation.state == .working)
+        #expect(operation.isExecuting)
+        #expect(BaseOperation.postponedOperations.contains { $0 === operation })
+
+        let replayed = BaseOperation.performPostponedOperations { $0.setValue("fresh", forHTTPHeaderField: "X-Credential") }
+        #expect(replayed.contains { $0 === operation })
+        await operation.finished()
+        #expect(operation.state == .successFinished)
+        #expect(operation.attemptsMade == 2)
+        #expect(completions.value == 1)
+        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+    }
+
+    @Test func syncWaiterStaysBlockedUntilTheReplayEnds() async throws {
+        let url = try await TestServer.url("echo")
+        let returned = Locked(false)
+        let operation = DTO.get(url)
+        operation.interceptor = NeedsFreshCredential()
+        let waiter = Task {
+            await onThreads(1) { _ in
+                operation.syncStart()
+                returned.withLock { $0 = true }
+            }
+        }
+        #expect(await eventually { operation.isPostponed })
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(!returned.withLock { $0 }, "syncStart returned while the operation was parked")
+        #expect(!operation.mayReleaseSyncWaiter)
+        operation.replay { $0.setValue("fresh", forHTTPHeaderField: "X-Credential") }
+        await waiter.value
+        #expect(returned.withLock { $0 })
+        #expect(operation.state == .successFinished)
+    }
+
+    @Test func failingParkedOperationsReleasesEveryWaiter() async throws {
+        let operations = try await withThrowingTaskGroup(of: DTO.self) { group in
+            for _ in 0..<10 { group.addTask { try await Self.parkedOperation() } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(operations.allSatisfy { $0.isPostponed })
+        let refusal = NetOpsError(.authenticationFailed(reason: "refresh refused"), url: nil)
+        for operation in operations where BaseOperation.take(operation) { operation.failPostponed(with: refusal) }
+        for operation in operations { await operation.finished() }
+        let allFailed = operations.allSatisfy { $0.state == .failedFinished && $0.error == refusal }
+        #expect(allFailed)
+        #expect(operations.allSatisfy { $0.mayReleaseSyncWaiter })
+    }
+
+    @Test func postponeAWorkingOperationByHand() async throws {
+        let operation = DTO.get(try await TestServer.url("delay?seconds=5"))
+        #expect(!BaseOperation.postpone(operation), "not started yet")
+        operation.start()
+        #expect(BaseOperation.postpone(operation))
+        #expect(operation.isPostponed)
+        operation.cancel()
+        #expect(operation.state == .cancelled)
+        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+    }
+}
