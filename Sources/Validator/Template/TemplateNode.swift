@@ -1,0 +1,39 @@
+/// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
+struct TemplateNode: Sendable {
+    /// What a response value must look like at this place.
+    indirect enum Shape: Sendable {
+        /// A `null` template value: any response value matches.
+        case any
+        case boolean
+        case number
+        case string
+        /// An array; every response element is checked against `element` (the template's first
+        /// element), or only the type when the template array is empty.
+        case array(element: TemplateNode?)
+        /// An object; its value keys in a stable order (by UTF-8 bytes), rules keys removed.
+        case object(fields: [TemplateField])
+    }
+
+    var shape: Shape
+    /// The template value without its `-Rules` keys, compared by `mustMatch`.
+    var sample: JSONValue
+    var rules: RuleSet
+
+    /// The JSON type this node demands, or `nil` for `.any`.
+    var expectedType: JSONType? {
+        switch shape {
+        case .any: return nil
+        case .boolean: return .boolean
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+}
+
+/// A key of a template object, with the compiled template of its value.
+struct TemplateField: Sendable {
+    var key: String
+    var node: TemplateNode
+}
