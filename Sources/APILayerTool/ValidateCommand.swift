@@ -75,6 +75,11 @@ struct ValidateCommand: ParsableCommand {
 
     /// Reads and parses one JSON file, exiting with status 2 and a reason on failure.
     private static func load(_ path: String, role: String) throws -> JSONValue {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            printError("cannot read \(role) file '\(path)': it is a directory")
+            throw ExitCode(2)
+        }
         let data: Data
         do {
             if path == "-" {

@@ -18,8 +18,8 @@ struct ValidationRun {
 
     /// Checks `value` against `node`; `topLevel` is true until the walk enters an object's key.
     mutating func validate(_ value: JSONValue, _ node: TemplateNode, topLevel: Bool) {
-        if case .null = value, node.rules.isOptional { return }
-        let checkRules = mask.contains(.extendedRules) && node.rules.hasValueRules
+        if node.isOptional, case .null = value { return }
+        let checkRules = node.hasValueRules && mask.contains(.extendedRules)
         if let expected = node.expectedType, value.type != expected {
             if mask.contains(.valueTypes) {
                 fail(.type, expected: expected.description, actual: value.typedDescription)
@@ -48,7 +48,7 @@ struct ValidationRun {
                 path.append(.key(field.key))
                 if let child = members[field.key] {
                     validate(child, field.node, topLevel: false)
-                } else if checkKeys, !field.node.rules.isOptional {
+                } else if checkKeys, !field.node.isOptional {
                     fail(.key, expected: "present", actual: "absent")
                 }
                 path.removeLast()

@@ -14,10 +14,22 @@ struct TemplateNode: Sendable {
         case object(fields: [TemplateField])
     }
 
-    var shape: Shape
+    let shape: Shape
     /// The template value without its `-Rules` keys, compared by `mustMatch`.
-    var sample: JSONValue
-    var rules: RuleSet
+    let sample: JSONValue
+    let rules: RuleSet
+    /// Whether the value itself has rules to evaluate (computed once, read on every value).
+    let hasValueRules: Bool
+    /// Whether the key may be absent or `null`.
+    let isOptional: Bool
+
+    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
+        self.shape = shape
+        self.sample = sample
+        self.rules = rules
+        self.hasValueRules = rules.hasValueRules
+        self.isOptional = rules.isOptional
+    }
 
     /// The JSON type this node demands, or `nil` for `.any`.
     var expectedType: JSONType? {
