@@ -1,7 +1,9 @@
 /// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
-struct TemplateNode: Sendable {
+///
+/// A final class so that walking the compiled tree costs a reference count, not a struct copy.
+final class TemplateNode: Sendable {
     /// What a response value must look like at this place.
-    indirect enum Shape: Sendable {
+    enum Shape: Sendable {
         /// A `null` template value: any response value matches.
         case any
         case boolean
