@@ -20,7 +20,7 @@ struct ValidatorBench: ParsableCommand {
     var users = 2_000
 
     @Option(help: "Measured repetitions (after 3 warm-up runs); the median is reported.")
-    var repetitions = 21
+    var repetitions = 31
 
     func run() throws {
         let bytes = Self.response(users: users).serialized()
@@ -33,11 +33,14 @@ struct ValidatorBench: ParsableCommand {
             throw ArgumentParser.ValidationError("the benchmark response does not satisfy its template: \(errors.prefix(3).map(\.description))")
         }
 
-        let parse = try Self.median(repetitions) { _ = try JSONValue(parsing: bytes) }
-        let validate = try Self.median(repetitions) {
-            guard Validator.validate(parsed, against: template).isEmpty else { throw ExitCode.failure }
-        }
-        let foundation = try Self.median(repetitions) { _ = try JSONSerialization.jsonObject(with: bytes) }
+        // The three measurements are interleaved run by run, so that load from other processes
+        // on the machine falls on all of them alike.
+        let medians = try Self.medians(repetitions, [
+            { _ = try JSONValue(parsing: bytes) },
+            { guard Validator.validate(parsed, against: template).isEmpty else { throw ExitCode.failure } },
+            { _ = try JSONSerialization.jsonObject(with: bytes) },
+        ])
+        let (parse, validate, foundation) = (medians[0], medians[1], medians[2])
         let megabytes = Double(bytes.count) / 1_000_000
 
         let report = BenchReport(
@@ -55,17 +58,20 @@ struct ValidatorBench: ParsableCommand {
         report.print(json: json)
     }
 
-    /// The median wall-clock seconds of `body` over `count` runs, after 3 unmeasured runs.
-    static func median(_ count: Int, _ body: () throws -> Void) throws -> Double {
-        for _ in 0..<3 { try body() }
-        var samples: [Double] = []
-        for _ in 0..<max(1, count) {
-            let start = DispatchTime.now().uptimeNanoseconds
-            try body()
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    /// The median wall-clock seconds of each body over `count` interleaved runs, after 3 unmeasured runs.
+    static func medians(_ count: Int, _ bodies: [() throws -> Void]) throws -> [Double] {
+        for _ in 0..<3 {
+            for body in bodies { try body() }
         }
-        samples.sort()
-        return samples[samples.count / 2]
+        var samples = Array(repeating: [Double](), count: bodies.count)
+        for _ in 0..<max(1, count) {
+            for (index, body) in bodies.enumerated() {
+                let start = DispatchTime.now().uptimeNanoseconds
+                try body()
+                samples[index].append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+        }
+        return samples.map { runs in runs.sorted()[runs.count / 2] }
     }
 
     /// A users.get-like response: `users` objects with nested objects, arrays and every JSON type.
