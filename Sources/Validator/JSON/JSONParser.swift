@@ -1,0 +1,443 @@
+import Foundation
+
+extension JSONValue {
+    /// The deepest container nesting `init(parsing:)` accepts before it throws `.tooDeep`.
+    public static let defaultMaxDepth = 512
+
+    /// Parses one JSON document (RFC 8259) from UTF-8 bytes.
+    ///
+    /// The parser is strict: no trailing commas, no leading zeros, no comments, no duplicate keys,
+    /// only the escapes RFC 8259 defines (a UTF-16 surrogate pair becomes one scalar, a lone
+    /// surrogate is an error), well-formed UTF-8 only, and nothing but whitespace after the
+    /// document. A leading UTF-8 byte order mark is skipped. A number without fraction or exponent
+    /// that fits in `Int` becomes `.int`; every other number becomes `.double` (an integer too big
+    /// for `Int` included); a number beyond `Double`'s range is an error. The parser does not
+    /// recurse, so hostile nesting gives a `.tooDeep` error, never a stack overflow.
+    /// - Parameter data: The document's bytes.
+    /// - Throws: `JSONParseError` with the byte offset and the reason.
+    public init(parsing data: Data) throws {
+        try self.init(parsing: data, maxDepth: Self.defaultMaxDepth)
+    }
+
+    /// Parses one JSON document, allowing containers nested at most `maxDepth` levels deep.
+    ///
+    /// See `init(parsing:)` for the grammar; `[]` at the top is one level deep.
+    /// - Throws: `JSONParseError`.
+    public init(parsing data: Data, maxDepth: Int) throws {
+        self = try data.withUnsafeBytes { raw throws(JSONParseError) -> JSONValue in
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), maxDepth: maxDepth)
+            return try parser.parseDocument()
+        }
+    }
+
+    /// Parses one JSON document from the UTF-8 form of `text`; see `init(parsing:)`.
+    /// - Throws: `JSONParseError`.
+    public init(parsing text: String) throws {
+        try self.init(parsing: Data(text.utf8))
+    }
+}
+
+/// An iterative RFC 8259 parser over a byte buffer: an explicit stack of open containers
+/// replaces recursion, so the depth limit is a policy, not a guard against stack overflow.
+struct JSONParser {
+    /// An array or object that is open while its members are parsed.
+    private struct Frame {
+        var isObject: Bool
+        var array: [JSONValue] = []
+        var object: [String: JSONValue] = [:]
+        var key: String = ""
+        var keyOffset: Int = 0
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let maxDepth: Int
+    private var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+    }
+
+    /// Parses the whole buffer as one document followed only by whitespace.
+    mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
+        var stack: [Frame] = []
+        parsing: while true {
+            skipWhitespace()
+            guard index < bytes.count else {
+                throw fail(.unexpectedEnd, stack.isEmpty && index == 0 ? "empty input" : "input ended where a value was expected")
+            }
+            var completed: JSONValue
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                guard stack.count < maxDepth else { throw fail(.tooDeep, "containers nested deeper than \(maxDepth) levels") }
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                    completed = .object([:])
+                } else {
+                    var frame = Frame(isObject: true)
+                    try parseKey(into: &frame)
+                    stack.append(frame)
+                    continue parsing
+                }
+            case UInt8(ascii: "["):
+                guard stack.count < maxDepth else { throw fail(.tooDeep, "containers nested deeper than \(maxDepth) levels") }
+                index += 1
+                skipWhitespace()
+                if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                    completed = .array([])
+                } else {
+                    stack.append(Frame(isObject: false))
+                    continue parsing
+                }
+            case UInt8(ascii: "\""):
+                completed = .string(try parseString())
+            case UInt8(ascii: "t"):
+                try expectLiteral("true")
+                completed = .bool(true)
+            case UInt8(ascii: "f"):
+                try expectLiteral("false")
+                completed = .bool(false)
+            case UInt8(ascii: "n"):
+                try expectLiteral("null")
+                completed = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                completed = try parseNumber()
+            default:
+                throw fail(.unexpectedByte, "expected a value, found \(describeByte(bytes[index]))")
+            }
+
+            // Attach the completed value to its parent; close every parent that ends here.
+            while !stack.isEmpty {
+                let top = stack.count - 1
+                skipWhitespace()
+                if stack[top].isObject {
+                    let key = stack[top].key
+                    if stack[top].object.updateValue(completed, forKey: key) != nil {
+                        index = stack[top].keyOffset
+                        throw fail(.duplicateKey, "duplicate key \"\(key)\" in one object")
+                    }
+                    guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside an object") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        skipWhitespace()
+                        try parseKey(into: &stack[top])
+                        continue parsing
+                    }
+                    guard bytes[index] == UInt8(ascii: "}") else {
+                        throw fail(.unexpectedByte, "expected ',' or '}' after an object member, found \(describeByte(bytes[index]))")
+                    }
+                    index += 1
+                    completed = .object(stack.removeLast().object)
+                } else {
+                    stack[top].array.append(completed)
+                    guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside an array") }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index += 1
+                        continue parsing
+                    }
+                    guard bytes[index] == UInt8(ascii: "]") else {
+                        throw fail(.unexpectedByte, "expected ',' or ']' after an array element, found \(describeByte(bytes[index]))")
+                    }
+                    index += 1
+                    completed = .array(stack.removeLast().array)
+                }
+            }
+            skipWhitespace()
+            guard index == bytes.count else {
+                throw fail(.trailingData, "unexpected \(describeByte(bytes[index])) after the end of the document")
+            }
+            return completed
+        }
+    }
+
+    // MARK: - Pieces
+
+    /// Parses `"key" :` into `frame`, leaving the index at the member's value.
+    private mutating func parseKey(into frame: inout Frame) throws(JSONParseError) {
+        guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended where an object key was expected") }
+        guard bytes[index] == UInt8(ascii: "\"") else {
+            throw fail(.unexpectedByte, "expected a string key, found \(describeByte(bytes[index]))")
+        }
+        frame.keyOffset = index
+        frame.key = try parseString()
+        skipWhitespace()
+        guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended where ':' was expected") }
+        guard bytes[index] == UInt8(ascii: ":") else {
+            throw fail(.unexpectedByte, "expected ':' after an object key, found \(describeByte(bytes[index]))")
+        }
+        index += 1
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        let start = literal.utf8Start
+        for offset in 0..<count {
+            guard index + offset < bytes.count else {
+                index += offset
+                throw fail(.unexpectedEnd, "input ended inside the literal \(literal)")
+            }
+            guard bytes[index + offset] == start[offset] else {
+                index += offset
+                throw fail(.unexpectedByte, "invalid literal: expected \(literal)")
+            }
+        }
+        index += count
+    }
+
+    /// Parses a number at the index: `.int` when it has no fraction or exponent and fits.
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        guard index < bytes.count, isDigit(bytes[index]) else {
+            throw fail(.invalidNumber, "expected a digit in a number")
+        }
+        // Accumulate as a negative magnitude so that Int.min fits.
+        var magnitude = 0
+        var overflow = false
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, isDigit(bytes[index]) {
+                throw fail(.invalidNumber, "leading zeros are not allowed in a number")
+            }
+        } else {
+            while index < bytes.count, isDigit(bytes[index]) {
+                let digit = Int(bytes[index] &- UInt8(ascii: "0"))
+                if !overflow {
+                    let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                    let (next, o2) = times10.subtractingReportingOverflow(digit)
+                    overflow = o1 || o2
+                    magnitude = next
+                }
+                index += 1
+            }
+        }
+        var isInteger = true
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail(.invalidNumber, "expected a digit after the decimal point")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, isDigit(bytes[index]) else {
+                throw fail(.invalidNumber, "expected a digit in the exponent")
+            }
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        }
+        if isInteger, !overflow {
+            if negative { return .int(magnitude) }
+            if magnitude != Int.min { return .int(-magnitude) }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            let end = index
+            index = start
+            throw fail(.numberOutOfRange, "number \(text.prefix(40))\(end - start > 40 ? "…" : "") is out of the range of Double")
+        }
+        return .double(value)
+    }
+
+    /// Parses a string at the index (the opening quote), returning its decoded value.
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        let start = index
+        var ascii = true
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if !ascii { try validateUTF8(from: start, to: index) }
+                index += 1
+                return String(decoding: run, as: UTF8.self)
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw fail(.controlCharacter, "raw control character \(describeByte(byte)) in a string") }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside a string") }
+        if !ascii { try validateUTF8(from: start, to: index) }
+
+        // Slow path: decode escapes into a byte buffer.
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(index - start + 16)
+        buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        var runStart = index
+        ascii = true
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                if index > runStart {
+                    if !ascii { try validateUTF8(from: runStart, to: index) }
+                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                }
+                ascii = true
+                if byte == UInt8(ascii: "\"") {
+                    index += 1
+                    return String(decoding: buffer, as: UTF8.self)
+                }
+                try parseEscape(into: &buffer)
+                runStart = index
+                continue
+            }
+            if byte < 0x20 { throw fail(.controlCharacter, "raw control character \(describeByte(byte)) in a string") }
+            if byte >= 0x80 { ascii = false }
+            index += 1
+        }
+        throw fail(.unexpectedEnd, "input ended inside a string")
+    }
+
+    /// Decodes the escape at the index (a backslash) and appends its UTF-8 bytes.
+    private mutating func parseEscape(into buffer: inout [UInt8]) throws(JSONParseError) {
+        index += 1
+        guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside an escape") }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): buffer.append(0x22)
+        case UInt8(ascii: "\\"): buffer.append(0x5C)
+        case UInt8(ascii: "/"): buffer.append(0x2F)
+        case UInt8(ascii: "b"): buffer.append(0x08)
+        case UInt8(ascii: "f"): buffer.append(0x0C)
+        case UInt8(ascii: "n"): buffer.append(0x0A)
+        case UInt8(ascii: "r"): buffer.append(0x0D)
+        case UInt8(ascii: "t"): buffer.append(0x09)
+        case UInt8(ascii: "u"):
+            let escapeStart = index - 2
+            var scalar = try parseHex4()
+            if (0xD800...0xDBFF).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    index = escapeStart
+                    throw fail(.invalidEscape, "high surrogate \\u\(hex(scalar)) is not followed by a low surrogate")
+                }
+                index += 2
+                let low = try parseHex4()
+                guard (0xDC00...0xDFFF).contains(low) else {
+                    index = escapeStart
+                    throw fail(.invalidEscape, "high surrogate \\u\(hex(scalar)) is followed by \\u\(hex(low)), not a low surrogate")
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00...0xDFFF).contains(scalar) {
+                index = escapeStart
+                throw fail(.invalidEscape, "lone low surrogate \\u\(hex(scalar))")
+            }
+            appendUTF8(scalar, to: &buffer)
+        default:
+            index -= 1
+            throw fail(.invalidEscape, "invalid escape \\\(describeByte(byte))")
+        }
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside a \\u escape") }
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw fail(.invalidEscape, "expected 4 hex digits after \\u, found \(describeByte(byte))")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    private func appendUTF8(_ scalar: UInt32, to buffer: inout [UInt8]) {
+        switch scalar {
+        case 0..<0x80:
+            buffer.append(UInt8(scalar))
+        case 0x80..<0x800:
+            buffer.append(UInt8(0xC0 | scalar >> 6))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        case 0x800..<0x10000:
+            buffer.append(UInt8(0xE0 | scalar >> 12))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        default:
+            buffer.append(UInt8(0xF0 | scalar >> 18))
+            buffer.append(UInt8(0x80 | scalar >> 12 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar >> 6 & 0x3F))
+            buffer.append(UInt8(0x80 | scalar & 0x3F))
+        }
+    }
+
+    /// Throws `.invalidUTF8` at the first byte of `bytes[from..<to]` that is not well-formed UTF-8.
+    private mutating func validateUTF8(from: Int, to end: Int) throws(JSONParseError) {
+        var position = from
+        while position < end {
+            let lead = bytes[position]
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
+            let length: Int
+            var low: UInt8 = 0x80
+            var high: UInt8 = 0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; low = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; high = 0x9F
+            case 0xF0: length = 4; low = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; high = 0x8F
+            default:
+                index = position
+                throw fail(.invalidUTF8, "invalid UTF-8 lead byte \(describeByte(lead)) in a string")
+            }
+            for offset in 1..<length {
+                let continuation = position + offset < end ? bytes[position + offset] : 0
+                let (min, max) = offset == 1 ? (low, high) : (UInt8(0x80), UInt8(0xBF))
+                guard continuation >= min, continuation <= max else {
+                    index = position
+                    throw fail(.invalidUTF8, "invalid UTF-8 sequence starting with \(describeByte(lead)) in a string")
+                }
+            }
+            position += length
+        }
+    }
+
+    // MARK: - Helpers
+
+    private func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private func fail(_ kind: JSONParseError.Kind, _ reason: String) -> JSONParseError {
+        JSONParseError(offset: index, kind: kind, reason: reason)
+    }
+
+    private func describeByte(_ byte: UInt8) -> String {
+        if byte >= 0x21, byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x" + hex(UInt32(byte), width: 2)
+    }
+
+    private func hex(_ value: UInt32, width: Int = 4) -> String {
+        let digits = String(value, radix: 16, uppercase: true)
+        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+}

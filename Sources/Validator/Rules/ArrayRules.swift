@@ -1,0 +1,20 @@
+extension ValidationRun {
+    /// `elementsMustBeEqualOrMoreThan` and `elementsMustBeEqualOrLessThan` (inclusive).
+    mutating func applyArrayRules(_ value: JSONValue, _ rules: RuleSet) {
+        guard case .array(let elements) = value else {
+            if rules.minElements != nil {
+                fail(.rule(.elementsMustBeEqualOrMoreThan), expected: "an array", actual: value.typedDescription)
+            }
+            if rules.maxElements != nil {
+                fail(.rule(.elementsMustBeEqualOrLessThan), expected: "an array", actual: value.typedDescription)
+            }
+            return
+        }
+        if let minimum = rules.minElements, elements.count < minimum {
+            fail(.rule(.elementsMustBeEqualOrMoreThan), expected: "at least \(minimum) elements", actual: "\(elements.count) elements")
+        }
+        if let maximum = rules.maxElements, elements.count > maximum {
+            fail(.rule(.elementsMustBeEqualOrLessThan), expected: "at most \(maximum) elements", actual: "\(elements.count) elements")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+/// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
+///
+/// A final class so that walking the compiled tree costs a reference count, not a struct copy.
+final class TemplateNode: Sendable {
+    /// What a response value must look like at this place.
+    enum Shape: Sendable {
+        /// A `null` template value: any response value matches.
+        case any
+        case boolean
+        case number
+        case string
+        /// An array; every response element is checked against `element` (the template's first
+        /// element), or only the type when the template array is empty.
+        case array(element: TemplateNode?)
+        /// An object; its value keys in a stable order (by UTF-8 bytes), rules keys removed.
+        case object(fields: [TemplateField])
+    }
+
+    let shape: Shape
+    /// The template value without its `-Rules` keys, compared by `mustMatch`.
+    let sample: JSONValue
+    let rules: RuleSet
+    /// Whether the value itself has rules to evaluate (computed once, read on every value).
+    let hasValueRules: Bool
+    /// Whether the key may be absent or `null`.
+    let isOptional: Bool
+
+    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
+        self.shape = shape
+        self.sample = sample
+        self.rules = rules
+        self.hasValueRules = rules.hasValueRules
+        self.isOptional = rules.isOptional
+    }
+
+    /// The JSON type this node demands, or `nil` for `.any`.
+    var expectedType: JSONType? {
+        switch shape {
+        case .any: return nil
+        case .boolean: return .boolean
+        case .number: return .number
+        case .string: return .string
+        case .array: return .array
+        case .object: return .object
+        }
+    }
+}
+
+/// A key of a template object, with the compiled template of its value.
+struct TemplateField: Sendable {
+    var key: String
+    var node: TemplateNode
+}
