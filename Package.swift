@@ -79,6 +79,7 @@ let package = Package(
                 "NetOps", "Validator", "Templater", "Mapper", "APILayer", "DemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
