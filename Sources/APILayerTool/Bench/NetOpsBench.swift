@@ -54,10 +54,12 @@ struct NetOpsBench: AsyncParsableCommand {
             }
         }
 
-        let download = try await measureDownload(url: base.appendingPathComponent("bytes/\(downloadMiB << 20)"))
+        let downloadURL = base.appendingPathComponent("bytes/\(downloadMiB << 20)")
+        let rawDownload = try measureRawDownload(url: downloadURL, configuration: configuration)
+        let download = try await measureDownload(url: downloadURL)
         figures.append(BenchFigure(
             name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
-            value: download, unit: "MiB", target: "<= 16"))
+            value: download, baseline: rawDownload, unit: "MiB", target: "<= 16"))
 
         let bodySize = 50 << 20
         let extra = try await measureDataBody(url: base.appendingPathComponent("bytes/\(bodySize)"), size: bodySize)
@@ -67,6 +69,7 @@ struct NetOpsBench: AsyncParsableCommand {
 
         notes.append("server: \(url ?? "DemoServer in a child process"); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append("throughput/cpu ratio = DataTaskOperation / raw URLSession (same configuration, completion-handler tasks)")
+        notes.append("download baseline = a raw URLSession data task whose delegate streams chunks to a file (FoundationNetworking's own buffering)")
         BenchReport(suite: "netops", figures: figures, notes: notes).print(json: json)
         raw.invalidateAndCancel()
     }
@@ -126,6 +129,18 @@ struct NetOpsBench: AsyncParsableCommand {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
         let cpu = ProcessMetrics.cpuSeconds() - startCPU
         return RoundResult(requestsPerSecond: Double(count) / seconds, cpuMillisecondsPerRequest: cpu * 1_000 / Double(count))
+    }
+
+    /// Extra peak RSS (MiB) of a raw URLSession delegate streaming the same download to a file.
+    private func measureRawDownload(url: URL, configuration: URLSessionConfiguration) throws -> Double {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let baseline = ProcessMetrics.residentBytes()
+        ProcessMetrics.resetPeak()
+        try RawStreamingDownload.run(url, to: directory.appendingPathComponent("raw.bin"), configuration: configuration)
+        let peak = ProcessMetrics.peakResidentBytes()
+        return Double(max(0, peak - baseline)) / 1_048_576
     }
 
     /// Extra peak RSS (MiB) of a DownloadOperation streaming to a file.

@@ -17,7 +17,13 @@ final class URLSessionEngine: TransferEngine {
     init(configuration: URLSessionConfiguration) {
         let router = SessionDelegateRouter()
         self.router = router
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
+        // Callbacks run serially on a plain dispatch queue: cheaper per callback than an
+        // OperationQueue's own scheduling, and a delegate-style task makes three or more.
+        let callbacks = OperationQueue()
+        callbacks.name = "NetOps.URLSessionEngine.callbacks"
+        callbacks.maxConcurrentOperationCount = 1
+        callbacks.underlyingQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
+        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: callbacks)
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
