@@ -18,11 +18,11 @@ struct TimingTests {
     }
 
     @Test func idleTimeoutIsResetByArrivingData() async throws {
-        // One byte every 0.1 s for 1.5 s: never idle for 1 s, though the whole takes longer.
-        let operation = DTO.get(try await TestServer.url("drip?bytes=15&interval=0.1"))
-        operation.idleTimeout = 1
+        // One byte every 0.1 s for 3 s: never idle for 2 s, though the whole takes longer.
+        let operation = DTO.get(try await TestServer.url("drip?bytes=30&interval=0.1"))
+        operation.idleTimeout = 2
         try await operation.run()
-        #expect(operation.receivedData.count == 15)
+        #expect(operation.receivedData.count == 30)
     }
 
     @Test func totalDeadlineStopsATricklingTransfer() async throws {
