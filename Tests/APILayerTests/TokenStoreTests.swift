@@ -83,14 +83,5 @@ struct TokenStoreTests {
         #expect(seen.count > 1)
     }
 
-    /// `apilayer`, built by `swift build`/`swift test` beside the test bundle.
-    static func apilayerExecutable() -> URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("apilayer")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
+    static func apilayerExecutable() -> URL? { APILayerExecutable.url }
 }

@@ -12,6 +12,8 @@ final class URLSessionEngine: TransferEngine {
     /// The session every transfer of this engine runs in.
     let session: URLSession
     private let router: SessionDelegateRouter
+    /// The queue callbacks run on (an OperationQueue holds its underlying queue unowned).
+    private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
 
     /// An engine with its own URLSession made from `configuration`.
     init(configuration: URLSessionConfiguration) {
@@ -22,7 +24,7 @@ final class URLSessionEngine: TransferEngine {
         let callbacks = OperationQueue()
         callbacks.name = "NetOps.URLSessionEngine.callbacks"
         callbacks.maxConcurrentOperationCount = 1
-        callbacks.underlyingQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
+        callbacks.underlyingQueue = callbackQueue
         self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: callbacks)
     }
 

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+
+/// The `apilayer` executable, built by `swift build`/`swift test` beside the test bundle.
+enum APILayerExecutable {
+    static var url: URL? {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("apilayer")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        return nil
+    }
+
+    /// Runs `apilayer` with `arguments`; returns its exit status, standard output and error.
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
+        let tool = try #require(url, "the apilayer executable is built beside the tests")
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = arguments
+        let output = Pipe()
+        let error = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
+    }
+}
+
+/// `apilayer validate`: its exit codes and output formats, as outside tools read them.
+@Suite(.timeLimit(.minutes(1)))
+struct ValidateCommandTests {
+    static func files(template: String, response: String) throws -> (template: String, response: String, directory: URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-validate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let templateFile = directory.appendingPathComponent("template.json")
+        let responseFile = directory.appendingPathComponent("response.json")
+        try Data(template.utf8).write(to: templateFile)
+        try Data(response.utf8).write(to: responseFile)
+        return (templateFile.path, responseFile.path, directory)
+    }
+
+    static let template = #"{"id": 1, "name": "x", "name-Rules": {"lengthMustBeEqualOrGreaterThan": 2}, "city": {"title": "t"}}"#
+
+    @Test func validResponseExitsZero() throws {
+        let files = try Self.files(template: Self.template, response: #"{"id": 5, "name": "Ann", "city": {"title": "Oslo"}, "extra": true}"#)
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let result = try APILayerExecutable.run(["validate", files.response, "--template", files.template])
+        #expect(result.status == 0)
+    }
+
+    @Test func invalidResponseExitsOneWithOneLinePerError() throws {
+        let files = try Self.files(template: Self.template, response: #"{"id": "5", "name": "A", "city": {}}"#)
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let result = try APILayerExecutable.run(["validate", files.response, "--template", files.template])
+        #expect(result.status == 1)
+        let lines = result.output.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.contains { $0.hasPrefix("/id: ") })
+        #expect(lines.contains { $0.hasPrefix("/name: lengthMustBeEqualOrGreaterThan") })
+        #expect(lines.contains { $0.hasPrefix("/city/title: ") })
+
+        let json = try APILayerExecutable.run(["validate", files.response, "--template", files.template, "--json"])
+        #expect(json.status == 1)
+        let errors = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [[String: Any]]
+        #expect(errors?.count == 3)
+        #expect(errors?.allSatisfy { Set($0.keys).isSuperset(of: ["path", "rule", "expected", "actual"]) } == true)
+
+        let first = try APILayerExecutable.run(["validate", files.response, "--template", files.template, "--fail-fast"])
+        #expect(first.status == 1)
+        #expect(first.output.split(separator: "\n").count == 1)
+    }
+
+    @Test func badInputExitsTwoWithTheReasonOnStandardError() throws {
+        let files = try Self.files(template: #"{"id": 1, "id-Rules": {"noSuchRule": 1}}"#, response: "{not json")
+        defer { try? FileManager.default.removeItem(at: files.directory) }
+        let missing = try APILayerExecutable.run(["validate", files.directory.appendingPathComponent("absent.json").path, "--template", files.template])
+        #expect(missing.status == 2)
+        #expect(!missing.error.isEmpty)
+        let notJSON = try APILayerExecutable.run(["validate", files.response, "--template", files.template])
+        #expect(notJSON.status == 2)
+        let badTemplate = try Self.files(template: #"{"id": 1, "id-Rules": {"noSuchRule": 1}}"#, response: #"{"id": 1}"#)
+        defer { try? FileManager.default.removeItem(at: badTemplate.directory) }
+        let templateError = try APILayerExecutable.run(["validate", badTemplate.response, "--template", badTemplate.template])
+        #expect(templateError.status == 2)
+        #expect(templateError.error.contains("noSuchRule"))
+    }
+}
