@@ -67,11 +67,12 @@ struct TokenStoreTests {
             process.executableURL = tool
             process.arguments = ["token-writer", "--file", file.path]
             try process.run()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...120)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 40...200)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             guard FileManager.default.fileExists(atPath: file.path) else {
-                #expect(round == 0, "the token file vanished after round \(round)")
+                // Killed before its first save: allowed only while nothing was ever written.
+                #expect(seen.isEmpty, "the token file vanished after round \(round)")
                 continue
             }
             let token = try store.load()
