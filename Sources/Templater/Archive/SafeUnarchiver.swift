@@ -1,0 +1,210 @@
+import Foundation
+import ZIPFoundation
+
+/// One file a `SafeUnarchiver` wrote.
+struct ExtractedFile: Sendable, Hashable {
+    /// The entry's path inside the archive, e.g. `templates/users.get.json`.
+    var entryPath: String
+    /// Where the file was written.
+    var url: URL
+}
+
+/// Extracts a ZIP archive into an empty folder, refusing anything hostile.
+///
+/// Refused (the whole archive, with the offending entry named): absolute paths, `..` components,
+/// backslashes or NULs in names, symbolic links, duplicate names, encrypted entries, more entries
+/// than the limit, a declared or actual total above the limit, a declared or actual compression
+/// ratio above the limit, an entry that inflates past its declared size, a CRC mismatch.
+/// Reading and inflating is ZIPFoundation's; this type only decides what may be written, where.
+struct SafeUnarchiver {
+    var limits: ArchiveLimits
+
+    /// Extracts `archiveURL` into `folder` (which must exist and be empty) and returns the files written.
+    ///
+    /// On a thrown error the folder may hold part of the archive: the caller owns it and deletes it.
+    func extract(_ archiveURL: URL, into folder: URL) throws(TemplaterError) -> [ExtractedFile] {
+        let archivePath = archiveURL.path
+        let archive: Archive
+        do {
+            archive = try Archive(url: archiveURL, accessMode: .read)
+        } catch {
+            throw .archiveUnreadable(path: archivePath, reason: "not a readable ZIP archive (\(error))")
+        }
+        let entries = try plan(archive, archivePath: archivePath)
+        var files: [ExtractedFile] = []
+        var total: UInt64 = 0
+        for (entry, components) in entries {
+            let target = components.reduce(folder) { $0.appendingPathComponent($1) }
+            if entry.type == .directory {
+                try makeFolder(target, archivePath: archivePath, entry: entry)
+                continue
+            }
+            try makeFolder(target.deletingLastPathComponent(), archivePath: archivePath, entry: entry)
+            try write(entry, of: archive, to: target, total: &total, archivePath: archivePath)
+            files.append(ExtractedFile(entryPath: components.joined(separator: "/"), url: target))
+        }
+        return files
+    }
+
+    /// Checks the central directory before anything is written; returns the entries with their path components.
+    private func plan(_ archive: Archive, archivePath: String) throws(TemplaterError) -> [(Entry, [String])] {
+        var planned: [(Entry, [String])] = []
+        var seen = Set<String>()
+        var declaredTotal: UInt64 = 0
+        for entry in archive {
+            planned.append((entry, []))
+            if planned.count > limits.maxEntryCount {
+                throw .archiveRefused(path: archivePath, entry: "",
+                                      reason: "more than \(limits.maxEntryCount) entries")
+            }
+        }
+        for index in planned.indices {
+            let entry = planned[index].0
+            let name = Self.decodedPath(of: entry)
+            func refuse(_ reason: String) -> TemplaterError {
+                .archiveRefused(path: archivePath, entry: name, reason: reason)
+            }
+            if Self.isEncrypted(entry) { throw refuse("entry is encrypted") }
+            if entry.type == .symlink { throw refuse("entry is a symbolic link") }
+            let components = try Self.safeComponents(of: name, refuse: refuse)
+            let key = components.joined(separator: "/")
+            if !seen.insert(key).inserted { throw refuse("duplicate entry name") }
+            if entry.type == .file {
+                let (sum, overflow) = declaredTotal.addingReportingOverflow(entry.uncompressedSize)
+                declaredTotal = sum
+                if overflow || declaredTotal > limits.maxTotalUncompressedSize {
+                    throw refuse("declared total uncompressed size exceeds \(limits.maxTotalUncompressedSize) bytes")
+                }
+                if entry.isCompressed,
+                   limits.exceedsRatio(uncompressed: entry.uncompressedSize, compressed: entry.compressedSize) {
+                    throw refuse("declared compression ratio exceeds \(limits.maxCompressionRatio):1")
+                }
+            }
+            planned[index].1 = components
+        }
+        // A file whose name is also a folder of another entry would make extraction fail half-way.
+        let files = Set(planned.filter { $0.0.type == .file }.map { $0.1.joined(separator: "/") })
+        for (_, components) in planned where components.count > 1 {
+            for depth in 1 ..< components.count {
+                let prefix = components[0 ..< depth].joined(separator: "/")
+                if files.contains(prefix) {
+                    throw .archiveRefused(path: archivePath, entry: prefix,
+                                          reason: "entry is both a file and a folder")
+                }
+            }
+        }
+        return planned
+    }
+
+    /// Inflates one entry into a new file, enforcing the limits on the bytes really produced.
+    private func write(_ entry: Entry, of archive: Archive, to target: URL, total: inout UInt64,
+                       archivePath: String) throws(TemplaterError) {
+        let name = Self.decodedPath(of: entry)
+        guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
+            throw .unpackFailed(path: archivePath, reason: "cannot create \(target.path)")
+        }
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: target)
+        } catch {
+            throw .unpackFailed(path: archivePath, reason: "cannot open \(target.path): \(error.templaterReason)")
+        }
+        defer { try? handle.close() }
+        var produced: UInt64 = 0
+        var runningTotal = total
+        let limits = self.limits
+        let declared = entry.uncompressedSize
+        let compressed = entry.compressedSize
+        let isCompressed = entry.isCompressed
+        let checksum: CRC32
+        do {
+            checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+                produced += UInt64(chunk.count)
+                runningTotal += UInt64(chunk.count)
+                if produced > declared {
+                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
+                                                        reason: "entry inflates beyond its declared size of \(declared) bytes")
+                }
+                if runningTotal > limits.maxTotalUncompressedSize {
+                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
+                                                        reason: "total uncompressed size exceeds \(limits.maxTotalUncompressedSize) bytes")
+                }
+                if isCompressed, limits.exceedsRatio(uncompressed: produced, compressed: compressed) {
+                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
+                                                        reason: "compression ratio exceeds \(limits.maxCompressionRatio):1")
+                }
+                try handle.write(contentsOf: chunk)
+            }
+        } catch let error as TemplaterError {
+            throw error
+        } catch {
+            throw .archiveRefused(path: archivePath, entry: name, reason: "cannot inflate: \(error)")
+        }
+        if produced != declared {
+            throw .archiveRefused(path: archivePath, entry: name,
+                                  reason: "entry holds \(produced) bytes, its header declares \(declared)")
+        }
+        if checksum != entry.checksum {
+            throw .archiveRefused(path: archivePath, entry: name, reason: "CRC-32 mismatch")
+        }
+        total = runningTotal
+    }
+
+    private func makeFolder(_ url: URL, archivePath: String, entry: Entry) throws(TemplaterError) {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            throw .unpackFailed(path: archivePath, reason: "cannot create folder \(url.path): \(error.templaterReason)")
+        }
+    }
+
+    /// The path components of an entry name, or an error when the name could leave the target folder.
+    static func safeComponents(of name: String,
+                               refuse: (String) -> TemplaterError) throws(TemplaterError) -> [String] {
+        if name.isEmpty { throw refuse("empty entry name") }
+        if name.hasPrefix("/") { throw refuse("absolute path") }
+        if name.contains("\\") { throw refuse("backslash in entry name") }
+        if name.unicodeScalars.contains(where: { $0.value == 0 }) { throw refuse("NUL in entry name") }
+        if let first = name.unicodeScalars.first, name.unicodeScalars.dropFirst().first == ":",
+           first.properties.isAlphabetic {
+            throw refuse("drive-letter path")
+        }
+        var trimmed = Substring(name)
+        while trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        let components = trimmed.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for component in components {
+            if component == ".." { throw refuse("'..' in entry path") }
+            if component.isEmpty || component == "." { throw refuse("empty or '.' component in entry path") }
+            if component.utf8.count > 255 { throw refuse("path component longer than 255 bytes") }
+        }
+        return components
+    }
+
+    /// The entry's name: UTF-8 when the archive says so or when the bytes are valid UTF-8
+    /// (Info-ZIP writes UTF-8 names without the flag), else code page 437.
+    static func decodedPath(of entry: Entry) -> String {
+        if let flags = generalPurposeFlags(of: entry), flags & (1 << 11) != 0 { return entry.path }
+        let utf8 = entry.path(using: .utf8)
+        return utf8.isEmpty ? entry.path : utf8
+    }
+
+    /// Whether the entry's general-purpose flags mark it encrypted (traditional or strong encryption).
+    ///
+    /// ZIPFoundation keeps the flags internal; they are read by reflection. Should a future
+    /// version rename them, encrypted entries are still refused, later, by their CRC mismatch.
+    static func isEncrypted(_ entry: Entry) -> Bool {
+        guard let flags = generalPurposeFlags(of: entry) else { return false }
+        return flags & 0x1 != 0 || flags & 0x40 != 0
+    }
+
+    private static func generalPurposeFlags(of entry: Entry) -> UInt16? {
+        var flags: UInt16?
+        for label in ["centralDirectoryStructure", "localFileHeader"] {
+            guard let header = Mirror(reflecting: entry).children.first(where: { $0.label == label })?.value,
+                  let value = Mirror(reflecting: header).children
+                  .first(where: { $0.label == "generalPurposeBitFlag" })?.value as? UInt16 else { continue }
+            flags = (flags ?? 0) | value
+        }
+        return flags
+    }
+}

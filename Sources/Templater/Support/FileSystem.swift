@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The few file-system primitives Templater needs, with POSIX semantics spelled out.
+enum FileSystem {
+    /// A `rename(2)` failure, with its errno.
+    struct RenameError: Error, CustomStringConvertible {
+        var errno: Int32
+        var isCrossDevice: Bool { errno == EXDEV }
+        var description: String { String(cString: strerror(errno)) }
+    }
+
+    /// Renames `source` to `destination` with one `rename(2)`: atomic on one file system,
+    /// `EXDEV` across file systems (Foundation's `moveItem` would silently copy instead).
+    static func rename(_ source: URL, to destination: URL) throws(RenameError) {
+        let result = source.withUnsafeFileSystemRepresentation { from in
+            destination.withUnsafeFileSystemRepresentation { to -> Int32 in
+                guard let from, let to else { return -1 }
+                return systemRename(from, to)
+            }
+        }
+        if result != 0 { throw RenameError(errno: errno) }
+    }
+
+    /// A hidden sibling of `url` with a unique name, in the same folder (so on the same file system).
+    static func temporarySibling(of url: URL, purpose: String) -> URL {
+        url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(purpose)-\(UUID().uuidString)")
+    }
+
+    /// Whether something (file, folder or dangling link) is at `url`.
+    static func exists(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0
+    }
+
+    /// Whether `url` is a folder (not following a final symbolic link).
+    static func isDirectory(_ url: URL) -> Bool {
+        var status = stat()
+        return lstat(url.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Removes `url` and everything under it; nothing there is not an error.
+    static func removeIfPresent(_ url: URL) throws {
+        guard exists(url) else { return }
+        try FileManager.default.removeItem(at: url)
+    }
+
+    /// Writes `data` to `url` through a temporary sibling and a rename, so readers see the old
+    /// file or the new one, never a part.
+    static func writeAtomically(_ data: Data, to url: URL) throws {
+        let temporary = temporarySibling(of: url, purpose: "write")
+        do {
+            try data.write(to: temporary)
+            try rename(temporary, to: url)
+        } catch {
+            try? removeIfPresent(temporary)
+            throw error
+        }
+    }
+}
+
+/// `rename(2)` itself; at file scope the name is the C function's, not `FileSystem.rename`.
+private func systemRename(_ from: UnsafePointer<CChar>, _ to: UnsafePointer<CChar>) -> Int32 {
+    rename(from, to)
+}

@@ -1,0 +1,49 @@
+/// The name of a template: an API method name such as `users.get`, stored as `users.get.json`.
+///
+/// A name is a single file name in the template folder. It cannot be empty, contain a path
+/// separator (`/` or `\`), `..`, a control character or a NUL, start with a dot (names starting
+/// with a dot are Templater's own bookkeeping files), or be longer than 200 UTF-8 bytes.
+/// Unicode letters are allowed.
+public struct TemplateName: Sendable, Hashable, CustomStringConvertible {
+    /// The method name, e.g. `users.get`.
+    public let rawValue: String
+
+    /// The file extension every template file has.
+    public static let fileExtension = "json"
+
+    /// Checks `rawValue` and makes a name of it.
+    ///
+    /// - Throws: `TemplaterError.invalidName` with the reason the name is refused.
+    public init(_ rawValue: String) throws(TemplaterError) {
+        if let reason = Self.problem(with: rawValue) {
+            throw .invalidName(name: rawValue, reason: reason)
+        }
+        self.rawValue = rawValue
+    }
+
+    /// The name of a template file such as `users.get.json`, or `nil` when the file is not one.
+    public init?(fileName: String) {
+        let suffix = "." + Self.fileExtension
+        guard fileName.hasSuffix(suffix) else { return nil }
+        guard let name = try? TemplateName(String(fileName.dropLast(suffix.count))) else { return nil }
+        self = name
+    }
+
+    /// The file name in the template folder, e.g. `users.get.json`.
+    public var fileName: String { rawValue + "." + Self.fileExtension }
+
+    public var description: String { rawValue }
+
+    /// Why `name` cannot be a template name, or `nil` when it can.
+    static func problem(with name: String) -> String? {
+        if name.isEmpty { return "the name is empty" }
+        if name.utf8.count > 200 { return "the name is longer than 200 bytes" }
+        if name.contains("/") || name.contains("\\") { return "the name contains a path separator" }
+        if name.contains("..") { return "the name contains '..'" }
+        if name.hasPrefix(".") { return "the name starts with a dot" }
+        if name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "the name contains a control character"
+        }
+        return nil
+    }
+}
