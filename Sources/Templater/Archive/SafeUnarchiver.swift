@@ -51,12 +51,30 @@ struct SafeUnarchiver {
         var planned: [(Entry, [String])] = []
         var seen = Set<String>()
         var declaredTotal: UInt64 = 0
+        let directory: CentralDirectoryScan
+        do {
+            directory = try CentralDirectoryScan(archive: URL(fileURLWithPath: archivePath))
+        } catch {
+            throw .archiveUnreadable(path: archivePath, reason: "\(error)")
+        }
+        if directory.records.count > limits.maxEntryCount {
+            throw .archiveRefused(path: archivePath, entry: "", reason: "more than \(limits.maxEntryCount) entries")
+        }
+        if let encrypted = directory.records.first(where: \.isEncrypted) {
+            throw .archiveRefused(path: archivePath, entry: encrypted.name, reason: "entry is encrypted")
+        }
         for entry in archive {
             planned.append((entry, []))
             if planned.count > limits.maxEntryCount {
                 throw .archiveRefused(path: archivePath, entry: "",
                                       reason: "more than \(limits.maxEntryCount) entries")
             }
+        }
+        // ZIPFoundation's iterator stops at the first record it cannot read: never let that hide entries.
+        if planned.count != directory.records.count {
+            let hidden = directory.records.indices.contains(planned.count) ? directory.records[planned.count].name : ""
+            throw .archiveRefused(path: archivePath, entry: hidden,
+                                  reason: "entry cannot be read (\(planned.count) of \(directory.records.count) entries readable)")
         }
         for index in planned.indices {
             let entry = planned[index].0
