@@ -68,10 +68,8 @@ struct DirectoryMover {
         case let .rename(source, target): (from, destination) = (source, target)
         case let .copied(_, staging, target): (from, destination) = (staging, target)
         }
-        // An empty destination folder (checked in `prepare`) is replaced.
-        if FileSystem.isDirectory(destination) {
-            _ = try? FileManager.default.removeItem(at: destination)
-        }
+        // rename(2) atomically replaces an empty destination folder, and fails (ENOTEMPTY) if
+        // something was put into it since `prepare` looked: nothing there is ever deleted.
         do {
             try FileSystem.rename(from, to: destination)
         } catch {

@@ -32,6 +32,7 @@ public struct TemplateName: Sendable, Hashable, CustomStringConvertible {
     /// The file name in the template folder, e.g. `users.get.json`.
     public var fileName: String { rawValue + "." + Self.fileExtension }
 
+    /// The method name, as `rawValue`.
     public var description: String { rawValue }
 
     /// Why `name` cannot be a template name, or `nil` when it can.

@@ -27,6 +27,7 @@ public enum TemplaterError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Packing a folder into an archive failed; no archive was written.
     case packFailed(path: String, reason: String)
 
+    /// One line naming the template, file or entry and the reason.
     public var description: String {
         switch self {
         case let .invalidName(name, reason):

@@ -34,46 +34,43 @@ struct ArchiveInstaller {
         } catch {
             throw .unpackFailed(path: archive.path, reason: "cannot create \(target.deletingLastPathComponent().path): \(error.templaterReason)")
         }
-        let extraction = FileSystem.temporarySibling(of: target, purpose: "unpack")
         let replacement = FileSystem.temporarySibling(of: target, purpose: "new")
-        defer { try? FileSystem.removeIfPresent(extraction) }
         do {
             var report = UnarchiveReport(outcome: .unpacked, archiveSHA256: digest)
-            try makeFolder(extraction, archive: archive)
             try makeFolder(replacement, archive: archive)
-            let files = try SafeUnarchiver(limits: limits).extract(archive, into: extraction)
             var marker = ArchiveMarker(archiveSHA256: digest, files: [:])
             var rejectedFiles = Set<String>()
-            for file in files.sorted(by: { $0.entryPath < $1.entryPath }) {
-                let fileName = file.url.lastPathComponent
+            try SafeUnarchiver(limits: limits).forEachFile(in: archive) { file throws(TemplaterError) in
+                let fileName = file.components[file.components.count - 1]
                 guard fileName.hasSuffix(".json"), !fileName.hasPrefix(".") else {
                     report.skipped.append(.init(path: file.entryPath, reason: "not a template (.json) file"))
-                    continue
+                    return
                 }
                 if marker.files[fileName] != nil || rejectedFiles.contains(fileName) {
-                    throw TemplaterError.archiveRefused(path: archive.path, entry: file.entryPath,
-                                                        reason: "another entry also installs as \(fileName)")
+                    throw .archiveRefused(path: archive.path, entry: file.entryPath,
+                                          reason: "another entry also installs as \(fileName)")
                 }
-                do {
-                    let data = try install(file, as: fileName, into: replacement)
-                    marker.files[fileName] = ArchiveMarker.fingerprint(of: data)
+                switch Result(catching: { () throws(TemplaterError) in try install(file, as: fileName, into: replacement) }) {
+                case .success:
+                    marker.files[fileName] = ArchiveMarker.fingerprint(of: file.data)
                     report.installed.append(String(fileName.dropLast(5)))
-                } catch {
+                case let .failure(error):
                     rejectedFiles.insert(fileName)
                     report.rejected.append(.init(path: file.entryPath, reason: error.description))
                 }
             }
-            report.kept = try carryOver(from: target, into: replacement, oldMarker: oldMarker,
-                                        newMarker: &marker, rejectedFiles: rejectedFiles)
-            try marker.write(in: replacement)
+            do {
+                report.kept = try carryOver(from: target, into: replacement, oldMarker: oldMarker,
+                                            newMarker: &marker, rejectedFiles: rejectedFiles)
+                try marker.write(in: replacement)
+            } catch {
+                throw TemplaterError.unpackFailed(path: archive.path, reason: error.templaterReason)
+            }
             report.installed.sort()
             return (Prepared(target: target, replacement: replacement, report: report), report)
-        } catch let error as TemplaterError {
-            try? FileSystem.removeIfPresent(replacement)
-            throw error
         } catch {
             try? FileSystem.removeIfPresent(replacement)
-            throw .unpackFailed(path: archive.path, reason: error.templaterReason)
+            throw (error as? TemplaterError) ?? .unpackFailed(path: archive.path, reason: error.templaterReason)
         }
     }
 
@@ -101,25 +98,18 @@ struct ArchiveInstaller {
         if let old { try? FileSystem.removeIfPresent(old) }
     }
 
-    /// Checks one extracted file and moves it into the replacement folder; returns its bytes.
-    private func install(_ file: ExtractedFile, as fileName: String, into folder: URL) throws(TemplaterError) -> Data {
+    /// Checks one archived file and writes it into the replacement folder.
+    private func install(_ file: ArchivedFile, as fileName: String, into folder: URL) throws(TemplaterError) {
         let name = String(fileName.dropLast(5))
         if let reason = TemplateName.problem(with: name) {
             throw .invalidName(name: name, reason: reason)
         }
-        let data: Data
+        _ = try TemplateDecoding.decode(file.data, name: name, path: file.entryPath)
         do {
-            data = try Data(contentsOf: file.url)
+            try file.data.write(to: folder.appendingPathComponent(fileName))
         } catch {
-            throw .unreadable(name: name, path: file.entryPath, reason: error.templaterReason)
+            throw .writeFailed(name: name, path: folder.path, reason: error.templaterReason)
         }
-        _ = try TemplateDecoding.decode(data, name: name, path: file.entryPath)
-        do {
-            try FileSystem.rename(file.url, to: folder.appendingPathComponent(fileName))
-        } catch {
-            throw .writeFailed(name: name, path: folder.path, reason: error.description)
-        }
-        return data
     }
 
     /// Copies into the replacement what the old folder holds that the new archive does not replace:

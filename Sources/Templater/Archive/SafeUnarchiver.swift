@@ -1,28 +1,34 @@
 import Foundation
 import ZIPFoundation
 
-/// One file a `SafeUnarchiver` wrote.
-struct ExtractedFile: Sendable, Hashable {
+/// One file of an archive, inflated in memory.
+struct ArchivedFile: Sendable, Hashable {
     /// The entry's path inside the archive, e.g. `templates/users.get.json`.
     var entryPath: String
-    /// Where the file was written.
-    var url: URL
+    /// The entry's checked path components (no `..`, no empty or absolute parts).
+    var components: [String]
+    /// The inflated bytes.
+    var data: Data
 }
 
-/// Extracts a ZIP archive into an empty folder, refusing anything hostile.
+/// Reads a ZIP archive's files, refusing anything hostile.
 ///
 /// Refused (the whole archive, with the offending entry named): absolute paths, `..` components,
-/// backslashes or NULs in names, symbolic links, duplicate names, encrypted entries, more entries
-/// than the limit, a declared or actual total above the limit, a declared or actual compression
-/// ratio above the limit, an entry that inflates past its declared size, a CRC mismatch.
-/// Reading and inflating is ZIPFoundation's; this type only decides what may be written, where.
+/// backslashes or NULs in names, symbolic links, duplicate names, encrypted entries, entries
+/// ZIPFoundation cannot read, more entries than the limit, a declared or actual total above the
+/// limit, a declared or actual compression ratio above the limit, an entry that inflates past its
+/// declared size, a CRC mismatch. Reading and inflating is ZIPFoundation's; this type decides what
+/// may come out. It writes nothing: files are handed over in memory (bounded by the total limit),
+/// and the caller decides where, under which name, they go.
 struct SafeUnarchiver {
     var limits: ArchiveLimits
 
-    /// Extracts `archiveURL` into `folder` (which must exist and be empty) and returns the files written.
+    /// Checks the whole central directory, then inflates each file entry in order and passes it to `body`.
     ///
-    /// On a thrown error the folder may hold part of the archive: the caller owns it and deletes it.
-    func extract(_ archiveURL: URL, into folder: URL) throws(TemplaterError) -> [ExtractedFile] {
+    /// Folder entries are checked but not passed. The central directory is checked before the
+    /// first file is inflated, so a hostile name or declared size refuses the archive before
+    /// `body` sees anything; a limit passed while inflating refuses it part-way.
+    func forEachFile(in archiveURL: URL, _ body: (ArchivedFile) throws(TemplaterError) -> Void) throws(TemplaterError) {
         let archivePath = archiveURL.path
         let archive: Archive
         do {
@@ -31,19 +37,11 @@ struct SafeUnarchiver {
             throw .archiveUnreadable(path: archivePath, reason: "not a readable ZIP archive (\(error))")
         }
         let entries = try plan(archive, archivePath: archivePath)
-        var files: [ExtractedFile] = []
         var total: UInt64 = 0
-        for (entry, components) in entries {
-            let target = components.reduce(folder) { $0.appendingPathComponent($1) }
-            if entry.type == .directory {
-                try makeFolder(target, archivePath: archivePath, entry: entry)
-                continue
-            }
-            try makeFolder(target.deletingLastPathComponent(), archivePath: archivePath, entry: entry)
-            try write(entry, of: archive, to: target, total: &total, archivePath: archivePath)
-            files.append(ExtractedFile(entryPath: components.joined(separator: "/"), url: target))
+        for (entry, components) in entries where entry.type == .file {
+            let data = try inflate(entry, of: archive, total: &total, archivePath: archivePath)
+            try body(ArchivedFile(entryPath: components.joined(separator: "/"), components: components, data: data))
         }
-        return files
     }
 
     /// Checks the central directory before anything is written; returns the entries with their path components.
@@ -114,26 +112,18 @@ struct SafeUnarchiver {
         return planned
     }
 
-    /// Inflates one entry into a new file, enforcing the limits on the bytes really produced.
-    private func write(_ entry: Entry, of archive: Archive, to target: URL, total: inout UInt64,
-                       archivePath: String) throws(TemplaterError) {
+    /// Inflates one entry in memory, enforcing the limits on the bytes really produced.
+    private func inflate(_ entry: Entry, of archive: Archive, total: inout UInt64,
+                         archivePath: String) throws(TemplaterError) -> Data {
         let name = Self.decodedPath(of: entry)
-        guard FileManager.default.createFile(atPath: target.path, contents: nil) else {
-            throw .unpackFailed(path: archivePath, reason: "cannot create \(target.path)")
-        }
-        let handle: FileHandle
-        do {
-            handle = try FileHandle(forWritingTo: target)
-        } catch {
-            throw .unpackFailed(path: archivePath, reason: "cannot open \(target.path): \(error.templaterReason)")
-        }
-        defer { try? handle.close() }
+        var data = Data()
         var produced: UInt64 = 0
         var runningTotal = total
         let limits = self.limits
         let declared = entry.uncompressedSize
         let compressed = entry.compressedSize
         let isCompressed = entry.isCompressed
+        data.reserveCapacity(Int(min(declared, 1 << 20)))
         let checksum: CRC32
         do {
             checksum = try archive.extract(entry, skipCRC32: false) { chunk in
@@ -151,7 +141,7 @@ struct SafeUnarchiver {
                     throw TemplaterError.archiveRefused(path: archivePath, entry: name,
                                                         reason: "compression ratio exceeds \(limits.maxCompressionRatio):1")
                 }
-                try handle.write(contentsOf: chunk)
+                data.append(chunk)
             }
         } catch let error as TemplaterError {
             throw error
@@ -166,14 +156,7 @@ struct SafeUnarchiver {
             throw .archiveRefused(path: archivePath, entry: name, reason: "CRC-32 mismatch")
         }
         total = runningTotal
-    }
-
-    private func makeFolder(_ url: URL, archivePath: String, entry: Entry) throws(TemplaterError) {
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            throw .unpackFailed(path: archivePath, reason: "cannot create folder \(url.path): \(error.templaterReason)")
-        }
+        return data
     }
 
     /// The path components of an entry name, or an error when the name could leave the target folder.

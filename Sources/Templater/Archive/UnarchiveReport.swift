@@ -15,6 +15,7 @@ public struct UnarchiveReport: Sendable, Equatable {
         /// Why it was not installed, in one line.
         public var reason: String
 
+        /// `path: reason`, on one line.
         public var description: String { "\(path): \(reason)" }
     }
 
