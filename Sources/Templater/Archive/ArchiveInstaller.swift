@@ -106,9 +106,9 @@ struct ArchiveInstaller {
         }
         _ = try TemplateDecoding.decode(file.data, name: name, path: file.entryPath)
         do {
-            try file.data.write(to: folder.appendingPathComponent(fileName))
+            try FileSystem.createFile(file.data, at: folder.appendingPathComponent(fileName))
         } catch {
-            throw .writeFailed(name: name, path: folder.path, reason: error.templaterReason)
+            throw .writeFailed(name: name, path: folder.path, reason: error.description)
         }
     }
 

@@ -80,7 +80,6 @@ struct SafeUnarchiver {
             func refuse(_ reason: String) -> TemplaterError {
                 .archiveRefused(path: archivePath, entry: name, reason: reason)
             }
-            if Self.isEncrypted(entry) { throw refuse("entry is encrypted") }
             if entry.type == .symlink { throw refuse("entry is a symbolic link") }
             let components = try Self.safeComponents(of: name, refuse: refuse)
             let key = components.joined(separator: "/")
@@ -181,31 +180,10 @@ struct SafeUnarchiver {
         return components
     }
 
-    /// The entry's name: UTF-8 when the archive says so or when the bytes are valid UTF-8
-    /// (Info-ZIP writes UTF-8 names without the flag), else code page 437.
+    /// The entry's name: UTF-8 when its bytes are valid UTF-8 (whether or not the archive sets the
+    /// UTF-8 flag: Info-ZIP writes UTF-8 names without it), else code page 437.
     static func decodedPath(of entry: Entry) -> String {
-        if let flags = generalPurposeFlags(of: entry), flags & (1 << 11) != 0 { return entry.path }
         let utf8 = entry.path(using: .utf8)
         return utf8.isEmpty ? entry.path : utf8
-    }
-
-    /// Whether the entry's general-purpose flags mark it encrypted (traditional or strong encryption).
-    ///
-    /// ZIPFoundation keeps the flags internal; they are read by reflection. Should a future
-    /// version rename them, encrypted entries are still refused, later, by their CRC mismatch.
-    static func isEncrypted(_ entry: Entry) -> Bool {
-        guard let flags = generalPurposeFlags(of: entry) else { return false }
-        return flags & 0x1 != 0 || flags & 0x40 != 0
-    }
-
-    private static func generalPurposeFlags(of entry: Entry) -> UInt16? {
-        var flags: UInt16?
-        for label in ["centralDirectoryStructure", "localFileHeader"] {
-            guard let header = Mirror(reflecting: entry).children.first(where: { $0.label == label })?.value,
-                  let value = Mirror(reflecting: header).children
-                  .first(where: { $0.label == "generalPurposeBitFlag" })?.value as? UInt16 else { continue }
-            flags = (flags ?? 0) | value
-        }
-        return flags
     }
 }

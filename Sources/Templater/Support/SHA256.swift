@@ -43,17 +43,23 @@ struct SHA256Digest {
     /// Feeds more bytes.
     mutating func update(_ data: Data) {
         length &+= UInt64(data.count)
-        pending.append(contentsOf: data)
-        let whole = pending.count / 64 * 64
-        guard whole > 0 else { return }
-        pending.withUnsafeBufferPointer { bytes in
-            var offset = 0
-            while offset < whole {
-                compress(UnsafeBufferPointer(rebasing: bytes[offset ..< offset + 64]))
-                offset += 64
+        data.withUnsafeBytes { raw in
+            var bytes = raw.bindMemory(to: UInt8.self)[...]
+            if !pending.isEmpty {
+                let take = min(64 - pending.count, bytes.count)
+                pending.append(contentsOf: bytes.prefix(take))
+                bytes = bytes.dropFirst(take)
+                if pending.count == 64 {
+                    pending.withUnsafeBufferPointer { compress($0) }
+                    pending.removeAll(keepingCapacity: true)
+                }
             }
+            while bytes.count >= 64 {
+                compress(UnsafeBufferPointer(rebasing: bytes.prefix(64)))
+                bytes = bytes.dropFirst(64)
+            }
+            pending.append(contentsOf: bytes)
         }
-        pending.removeFirst(whole)
     }
 
     /// Pads, processes the last block and returns the digest as hex.
@@ -80,31 +86,32 @@ struct SHA256Digest {
     }
 
     private mutating func compress(_ block: UnsafeBufferPointer<UInt8>) {
-        var words = [UInt32](repeating: 0, count: 64)
-        for index in 0 ..< 16 {
-            let base = index * 4
-            words[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
-                | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { words in
+            for index in 0 ..< 16 {
+                let base = index * 4
+                words[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
+                    | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+            }
+            for index in 16 ..< 64 {
+                let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
+                let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
+                words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
+            }
+            var a = state[0], b = state[1], c = state[2], d = state[3]
+            var e = state[4], f = state[5], g = state[6], h = state[7]
+            for index in 0 ..< 64 {
+                let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
+                let choice = (e & f) ^ (~e & g)
+                let temp1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
+                let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
+                let majority = (a & b) ^ (a & c) ^ (b & c)
+                let temp2 = s0 &+ majority
+                h = g; g = f; f = e; e = d &+ temp1
+                d = c; c = b; b = a; a = temp1 &+ temp2
+            }
+            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
         }
-        for index in 16 ..< 64 {
-            let s0 = rotate(words[index - 15], 7) ^ rotate(words[index - 15], 18) ^ (words[index - 15] >> 3)
-            let s1 = rotate(words[index - 2], 17) ^ rotate(words[index - 2], 19) ^ (words[index - 2] >> 10)
-            words[index] = words[index - 16] &+ s0 &+ words[index - 7] &+ s1
-        }
-        var a = state[0], b = state[1], c = state[2], d = state[3]
-        var e = state[4], f = state[5], g = state[6], h = state[7]
-        for index in 0 ..< 64 {
-            let s1 = rotate(e, 6) ^ rotate(e, 11) ^ rotate(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temp1 = h &+ s1 &+ choice &+ Self.roundConstants[index] &+ words[index]
-            let s0 = rotate(a, 2) ^ rotate(a, 13) ^ rotate(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = s0 &+ majority
-            h = g; g = f; f = e; e = d &+ temp1
-            d = c; c = b; b = a; a = temp1 &+ temp2
-        }
-        state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-        state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
     }
 
     private func rotate(_ value: UInt32, _ count: UInt32) -> UInt32 {
