@@ -20,7 +20,7 @@ extension ValidationRun {
         var counted: Int?
         func length() -> Int {
             if let counted { return counted }
-            let count = text.count
+            let count = StringRules.characterCount(text)
             counted = count
             return count
         }
@@ -33,11 +33,42 @@ extension ValidationRun {
         if let maximum = rules.maxLength, text.utf8.count > maximum, length() > maximum {
             fail(.rule(.lengthMustBeEqualOrLessThan), expected: "length <= \(maximum)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let suffix = rules.suffix, !text.hasSuffix(suffix) {
+        if let suffix = rules.suffix, !StringRules.hasSuffix(text, suffix) {
             fail(.rule(.hasSuffix), expected: "a string ending with \(JSONValue.string(suffix).excerpt)", actual: value.excerpt)
         }
         if let choices = rules.oneOf, !choices.contains(text) {
             fail(.rule(.matchWithOneOf), expected: "one of \(JSONValue.array(choices.map(JSONValue.string)).excerpt)", actual: value.excerpt)
         }
+    }
+}
+
+/// Fast paths for the string rules that give exactly Swift's `String` answers.
+enum StringRules {
+    /// `text.count`, without grapheme breaking when the text is ASCII without `\r` (then every
+    /// byte is one Character).
+    static func characterCount(_ text: String) -> Int {
+        let utf8 = text.utf8
+        for byte in utf8 where byte >= 0x80 || byte == 0x0D {
+            return text.count
+        }
+        return utf8.count
+    }
+
+    /// `text.hasSuffix(suffix)`: a byte comparison when it settles the answer, Swift's
+    /// Character-based, canonical-equivalence comparison otherwise.
+    static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
+        let textBytes = text.utf8
+        let suffixBytes = suffix.utf8
+        // Identical trailing bytes, starting right after an ASCII byte other than CR (which
+        // always ends a grapheme cluster here) or at the start of the text, are a suffix.
+        if let first = suffixBytes.first, first < 0x80, textBytes.count >= suffixBytes.count,
+            textBytes.suffix(suffixBytes.count).elementsEqual(suffixBytes)
+        {
+            let boundary = textBytes.index(textBytes.endIndex, offsetBy: -suffixBytes.count)
+            if boundary == textBytes.startIndex { return true }
+            let before = textBytes[textBytes.index(before: boundary)]
+            if before < 0x80, before != 0x0D { return true }
+        }
+        return text.hasSuffix(suffix)
     }
 }

@@ -1,7 +1,9 @@
 /// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
-struct TemplateNode: Sendable {
+///
+/// A final class so that walking the compiled tree costs a reference count, not a struct copy.
+final class TemplateNode: Sendable {
     /// What a response value must look like at this place.
-    indirect enum Shape: Sendable {
+    enum Shape: Sendable {
         /// A `null` template value: any response value matches.
         case any
         case boolean
@@ -14,10 +16,22 @@ struct TemplateNode: Sendable {
         case object(fields: [TemplateField])
     }
 
-    var shape: Shape
+    let shape: Shape
     /// The template value without its `-Rules` keys, compared by `mustMatch`.
-    var sample: JSONValue
-    var rules: RuleSet
+    let sample: JSONValue
+    let rules: RuleSet
+    /// Whether the value itself has rules to evaluate (computed once, read on every value).
+    let hasValueRules: Bool
+    /// Whether the key may be absent or `null`.
+    let isOptional: Bool
+
+    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
+        self.shape = shape
+        self.sample = sample
+        self.rules = rules
+        self.hasValueRules = rules.hasValueRules
+        self.isOptional = rules.isOptional
+    }
 
     /// The JSON type this node demands, or `nil` for `.any`.
     var expectedType: JSONType? {
