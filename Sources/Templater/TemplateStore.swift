@@ -95,13 +95,17 @@ public final class TemplateStore: Sendable {
             let (cached, generation, folder) = state.withLock { ($0.cache[name], $0.generation, $0.readDirectory) }
             if let cached { return cached }
             let url = folder.appendingPathComponent(name.fileName)
-            let data: Data
+            let read: Data?
             do {
-                data = try Data(contentsOf: url)
+                read = try FileSystem.readFileIfPresent(url)
             } catch {
                 if state.withLock({ $0.generation }) != generation { continue }
-                if !FileSystem.exists(url) { return nil }
-                throw .unreadable(name: name.rawValue, path: url.path, reason: error.templaterReason)
+                throw .unreadable(name: name.rawValue, path: url.path, reason: error.description)
+            }
+            guard let data = read else {
+                // No file at the moment of the read: no template then, unless the folder moved.
+                if state.withLock({ $0.generation }) != generation { continue }
+                return nil
             }
             let template = try TemplateDecoding.decode(data, name: name.rawValue, path: url.path)
             state.withLock { state in
