@@ -23,10 +23,10 @@ struct ArchiveMarker: Codable, Equatable {
         return try? JSONDecoder().decode(ArchiveMarker.self, from: data)
     }
 
-    /// Writes the marker into `folder`.
+    /// Writes the marker into `folder`, which must not hold one yet (no `fsync`, like the templates).
     func write(in folder: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try encoder.encode(self).write(to: folder.appendingPathComponent(Self.fileName))
+        try FileSystem.createFile(encoder.encode(self), at: folder.appendingPathComponent(Self.fileName))
     }
 }
