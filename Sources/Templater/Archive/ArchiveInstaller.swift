@@ -52,7 +52,7 @@ struct ArchiveInstaller {
                 }
                 switch Result(catching: { () throws(TemplaterError) in try install(file, as: fileName, into: replacement) }) {
                 case .success:
-                    marker.files[fileName] = ArchiveMarker.fingerprint(of: file.data)
+                    marker.files[fileName] = ArchiveMarker.fingerprint(crc32: file.crc32, count: file.data.count)
                     report.installed.append(String(fileName.dropLast(5)))
                 case let .failure(error):
                     rejectedFiles.insert(fileName)

@@ -14,7 +14,12 @@ struct ArchiveMarker: Codable, Equatable {
 
     /// The fingerprint recorded for a file's contents.
     static func fingerprint(of data: Data) -> String {
-        String(data.crc32Checksum, radix: 16) + ":" + String(data.count)
+        fingerprint(crc32: data.crc32Checksum, count: data.count)
+    }
+
+    /// The fingerprint of contents whose CRC-32 is already known.
+    static func fingerprint(crc32: UInt32, count: Int) -> String {
+        String(crc32, radix: 16) + ":" + String(count)
     }
 
     /// Reads the marker in `folder`, or `nil` when there is none or it is unreadable.

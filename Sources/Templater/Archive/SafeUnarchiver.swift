@@ -9,6 +9,8 @@ struct ArchivedFile: Sendable, Hashable {
     var components: [String]
     /// The inflated bytes.
     var data: Data
+    /// Their CRC-32, verified against the archive's.
+    var crc32: UInt32
 }
 
 /// Reads a ZIP archive's files, refusing anything hostile.
@@ -40,7 +42,8 @@ struct SafeUnarchiver {
         var total: UInt64 = 0
         for (entry, components) in entries where entry.type == .file {
             let data = try inflate(entry, of: archive, total: &total, archivePath: archivePath)
-            try body(ArchivedFile(entryPath: components.joined(separator: "/"), components: components, data: data))
+            try body(ArchivedFile(entryPath: components.joined(separator: "/"), components: components,
+                                  data: data, crc32: entry.checksum))
         }
     }
 
