@@ -30,8 +30,8 @@ public enum Validator {
     ///   - template: The compiled template.
     ///   - mask: The checks to perform.
     ///   - failFast: Stop at the first error.
-    /// - Returns: The errors, in document order of the template (empty when the response is valid);
-    ///   at most one when `failFast`.
+    /// - Returns: The errors (empty when the response is valid), ordered by the walk: template
+    ///   keys sorted by their UTF-8 bytes, array elements by index; at most one when `failFast`.
     public static func validate(
         _ response: JSONValue, against template: Template, mask: ValidationMask = .all, failFast: Bool = false
     ) -> [ValidationError] {

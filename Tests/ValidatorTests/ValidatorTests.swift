@@ -83,3 +83,19 @@ import Validator
         #expect(templateError.description == "(root): m")
     }
 }
+
+@Suite struct ErrorExcerptTests {
+    @Test func largeValuesAreQuotedInShort() throws {
+        let big = JSONValue.array((0..<100_000).map { .int($0) })
+        let errors = try Validator.validate(.object(["a": big]), against: json(#"{"a": "text"}"#))
+        #expect(errors.count == 1)
+        #expect(errors.first?.actual.hasPrefix("array [0,1,2,3,") == true)
+        #expect(errors.first?.actual.hasSuffix("…") == true)
+        #expect((errors.first?.actual.count ?? 0) <= 80)
+    }
+
+    @Test func shortValuesAreQuotedWhole() throws {
+        let errors = try Validator.validate(json(#"{"a": {"b": [1, "x"]}}"#), against: json(#"{"a": 1}"#))
+        #expect(errors.map(\.actual) == [#"object {"b":[1,"x"]}"#])
+    }
+}

@@ -26,13 +26,23 @@ extension JSONValue {
 /// Writes a `JSONValue` as UTF-8 bytes.
 struct JSONWriter {
     let pretty: Bool
+    /// Once the output is longer than this many bytes, writing stops (for excerpts): a huge or
+    /// deeply nested value then costs no more than its first bytes.
+    let limit: Int
     var output: [UInt8] = []
+    /// Whether writing stopped at `limit`, leaving the output incomplete.
+    private(set) var truncated = false
 
-    init(pretty: Bool) {
+    init(pretty: Bool, limit: Int = .max) {
         self.pretty = pretty
+        self.limit = limit
     }
 
     mutating func write(_ value: JSONValue, indent: Int) {
+        if output.count > limit {
+            truncated = true
+            return
+        }
         switch value {
         case .null:
             append("null")
@@ -48,6 +58,10 @@ struct JSONWriter {
             guard !elements.isEmpty else { return append("[]") }
             output.append(UInt8(ascii: "["))
             for (position, element) in elements.enumerated() {
+                if output.count > limit {
+                    truncated = true
+                    return
+                }
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
                 write(element, indent: indent + 1)
@@ -59,6 +73,10 @@ struct JSONWriter {
             output.append(UInt8(ascii: "{"))
             let keys = members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
             for (position, key) in keys.enumerated() {
+                if output.count > limit {
+                    truncated = true
+                    return
+                }
                 if position > 0 { output.append(UInt8(ascii: ",")) }
                 newline(indent + 1)
                 writeString(key)

@@ -4,8 +4,12 @@ extension JSONValue {
 
     /// Compact JSON text of the value, cut to `excerptLength` characters with `…`.
     package var excerpt: String {
-        let text = jsonText
-        guard text.count > Self.excerptLength else { return text }
+        // Serialize only a bounded prefix: a Character takes at most a few bytes here, except
+        // for rare long grapheme clusters, which merely shorten the excerpt.
+        var writer = JSONWriter(pretty: false, limit: Self.excerptLength * 4)
+        writer.write(self, indent: 0)
+        let text = String(decoding: writer.output, as: UTF8.self)
+        guard writer.truncated || text.count > Self.excerptLength else { return text }
         return String(text.prefix(Self.excerptLength)) + "…"
     }
 
