@@ -48,6 +48,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "SampleTemplates",
+            path: "Templates",
+            resources: [.copy("SampleAPI"), .copy("APIManagerResponseDefaultTemplates.zip")],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "Mapper",
             dependencies: ["Validator"],
             swiftSettings: strictSettings
@@ -101,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TemplaterTests",
-            dependencies: ["Templater", "Validator"],
+            dependencies: ["Templater", "Validator", "SampleTemplates"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,62 @@
+import Foundation
+import Validator
+
+/// Reading a template's bytes into a `JSONValue` and checking its rules: the one place that
+/// decides whether a file is a usable template.
+public enum TemplateDecoding {
+    /// Parses `data` as a template named `name` and checks its rules with `Validator.checkTemplate`.
+    ///
+    /// - Parameters:
+    ///   - data: The file's bytes.
+    ///   - name: The template name, for the error.
+    ///   - path: Where the bytes came from, for the error.
+    /// - Returns: The template.
+    /// - Throws: `TemplaterError.invalidJSON` or `TemplaterError.invalidRules`.
+    public static func decode(_ data: Data, name: String, path: String) throws(TemplaterError) -> JSONValue {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: data)
+        } catch {
+            throw .invalidJSON(name: name, path: path, reason: String(describing: error))
+        }
+        try check(value, name: name, path: path)
+        return value
+    }
+
+    /// Checks a template's own rules with `Validator.checkTemplate`.
+    ///
+    /// - Throws: `TemplaterError.invalidRules` listing every problem, separated by `; `.
+    public static func check(_ template: JSONValue, name: String, path: String) throws(TemplaterError) {
+        let problems = Validator.checkTemplate(template)
+        guard problems.isEmpty else {
+            throw .invalidRules(name: name, path: path,
+                                reason: problems.map(\.description).joined(separator: "; "))
+        }
+    }
+
+    /// Reads and checks every `*.json` file at the top of `folder`, in name order.
+    ///
+    /// - Returns: One result per file: the template, or why it is unusable.
+    /// - Throws: `TemplaterError.unreadable` when the folder itself cannot be listed.
+    public static func checkFolder(_ folder: URL) throws(TemplaterError) -> [(file: String, result: Result<JSONValue, TemplaterError>)] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        } catch {
+            throw .unreadable(name: "", path: folder.path, reason: error.templaterReason)
+        }
+        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { file in
+            let url = folder.appendingPathComponent(file)
+            let name = String(file.dropLast(5))
+            if let reason = TemplateName.problem(with: name) {
+                return (file, .failure(.invalidName(name: name, reason: reason)))
+            }
+            do {
+                let data = try Data(contentsOf: url)
+                return (file, Result { () throws(TemplaterError) in try decode(data, name: name, path: url.path) })
+            } catch {
+                return (file, .failure(.unreadable(name: name, path: url.path, reason: error.templaterReason)))
+            }
+        }
+    }
+}

@@ -1,0 +1,301 @@
+import Foundation
+import Validator
+
+/// A template folder with an in-memory cache: the object behind the static `Templater` front.
+///
+/// Thread-safe: any number of threads may read while one writes, moves the folder or unpacks
+/// an archive. Reads of cached templates only take a short lock; a cache miss reads the disk
+/// outside any lock. Mutations (write, remove, move, unpack) are serialized among themselves
+/// and become visible to readers atomically (files are replaced by rename).
+///
+/// Make independent stores on temporary folders in tests; services use `Templater.shared`.
+///
+/// ```swift
+/// let store = TemplateStore(directory: URL(fileURLWithPath: "/var/lib/myservice/templates"))
+/// try store.unarchiveDefaultTemplates(from: bundledArchiveURL)
+/// if let template = try store.template(for: "users.get") { … }
+/// ```
+public final class TemplateStore: Sendable {
+    struct State {
+        var directory: URL
+        var bundleDirectory: URL?
+        var cache: [TemplateName: JSONValue] = [:]
+        /// Bumped by every mutation; a cache miss only fills the cache if it did not change meanwhile.
+        var generation: UInt64 = 0
+
+        var readDirectory: URL { bundleDirectory ?? directory }
+    }
+
+    /// The cache, the folder's location and the generation counter.
+    private let state: LockedBox<State>
+    /// Serializes mutations of the folder (held across their disk work; readers never take it).
+    private let mutation = LockedBox<Void>(())
+    /// How folders are moved (tests force the cross-file-system path).
+    let mover: DirectoryMover
+
+    /// The limits archives must stay within.
+    public let limits: ArchiveLimits
+
+    /// Makes a store on `directory`; the folder is created when first written to.
+    ///
+    /// - Parameters:
+    ///   - directory: The template folder.
+    ///   - limits: The limits `unarchiveDefaultTemplates` enforces.
+    public convenience init(directory: URL, limits: ArchiveLimits = .default) {
+        self.init(directory: directory, limits: limits, mover: DirectoryMover())
+    }
+
+    init(directory: URL, limits: ArchiveLimits, mover: DirectoryMover) {
+        state = LockedBox(State(directory: directory.standardizedFileURL))
+        self.limits = limits
+        self.mover = mover
+    }
+
+    /// The template folder.
+    public var directory: URL {
+        state.withLock { $0.directory }
+    }
+
+    /// A folder of shipped templates (e.g. a resource bundle's) to read from instead of `directory`.
+    ///
+    /// `nil` (the default) reads `directory`. Setting it empties the cache. Writes, removals and
+    /// unpacking still act on `directory`; while this is set, reads do not see them.
+    public var loadTemplateFromBundle: URL? {
+        get { state.withLock { $0.bundleDirectory } }
+        set {
+            state.withLock { state in
+                state.bundleDirectory = newValue?.standardizedFileURL
+                state.cache.removeAll()
+                state.generation &+= 1
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// The template for `name`: from memory, else from disk (then kept in memory).
+    ///
+    /// - Returns: The template, or `nil` when there is no file for it.
+    /// - Throws: `TemplaterError.invalidName`, `.unreadable`, `.invalidJSON` or `.invalidRules`.
+    public func template(for name: String) throws(TemplaterError) -> JSONValue? {
+        try template(for: TemplateName(name))
+    }
+
+    /// The template for an API method whose raw value is its name (e.g. an enum `MyAPI: String`).
+    public func template<Method: RawRepresentable>(for method: Method) throws(TemplaterError) -> JSONValue?
+        where Method.RawValue == String {
+        try template(for: TemplateName(method.rawValue))
+    }
+
+    /// The template for `name`: from memory, else from disk (then kept in memory).
+    public func template(for name: TemplateName) throws(TemplaterError) -> JSONValue? {
+        // A concurrent move or unpack can pull the folder away between the snapshot and the read;
+        // the generation tells, and the read is retried against the new folder.
+        for _ in 0 ..< 8 {
+            let (cached, generation, folder) = state.withLock { ($0.cache[name], $0.generation, $0.readDirectory) }
+            if let cached { return cached }
+            let url = folder.appendingPathComponent(name.fileName)
+            let read: Data?
+            do {
+                read = try FileSystem.readFileIfPresent(url)
+            } catch {
+                if state.withLock({ $0.generation }) != generation { continue }
+                throw .unreadable(name: name.rawValue, path: url.path, reason: error.description)
+            }
+            guard let data = read else {
+                // No file at the moment of the read: no template then, unless the folder moved.
+                if state.withLock({ $0.generation }) != generation { continue }
+                return nil
+            }
+            let template = try TemplateDecoding.decode(data, name: name.rawValue, path: url.path)
+            state.withLock { state in
+                if state.generation == generation { state.cache[name] = template }
+            }
+            return template
+        }
+        return nil
+    }
+
+    /// The names of the templates in the folder reads come from, sorted.
+    ///
+    /// - Throws: `TemplaterError.unreadable` when the folder exists but cannot be listed.
+    public func templateNames() throws(TemplaterError) -> [TemplateName] {
+        let folder = state.withLock { $0.readDirectory }
+        guard FileSystem.exists(folder) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path)
+                .compactMap(TemplateName.init(fileName:))
+                .sorted { $0.rawValue < $1.rawValue }
+        } catch {
+            throw .unreadable(name: "", path: folder.path, reason: error.templaterReason)
+        }
+    }
+
+    /// Drops every template from memory; the next read of each reads its file again.
+    ///
+    /// Useful after editing template files by hand while the service runs.
+    public func purgeCache() {
+        state.withLock { state in
+            state.cache.removeAll()
+            state.generation &+= 1
+        }
+    }
+
+    /// Whether `name` is in the memory cache (for tests and diagnostics).
+    public func isCached(_ name: TemplateName) -> Bool {
+        state.withLock { $0.cache[name] != nil }
+    }
+
+    // MARK: Writing
+
+    /// Writes `template` as the template for `name`, replacing any previous one atomically.
+    ///
+    /// The template's own rules are checked first. The file is pretty-printed with sorted keys.
+    /// - Throws: `TemplaterError.invalidName`, `.invalidRules` or `.writeFailed`.
+    public func write(_ template: JSONValue, for name: String) throws(TemplaterError) {
+        let name = try TemplateName(name)
+        let folder = directory
+        try TemplateDecoding.check(template, name: name.rawValue, path: folder.appendingPathComponent(name.fileName).path)
+        let data = template.serialized(pretty: true)
+        try mutate { () throws(TemplaterError) in
+            let folder = self.directory
+            let url = folder.appendingPathComponent(name.fileName)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try FileSystem.writeAtomically(data, to: url)
+            } catch {
+                throw .writeFailed(name: name.rawValue, path: url.path, reason: error.templaterReason)
+            }
+            self.state.withLock { state in
+                state.generation &+= 1
+                if state.bundleDirectory == nil { state.cache[name] = template }
+            }
+        }
+    }
+
+    /// Record mode: parses a live response body and writes it as the template for `name`.
+    ///
+    /// Lets a service capture a real answer as its template. Rules can be added to the file later.
+    /// - Returns: The template written.
+    /// - Throws: `TemplaterError.invalidJSON` when the body is not JSON, or what `write` throws.
+    @discardableResult
+    public func record(responseBody: Data, for name: String) throws(TemplaterError) -> JSONValue {
+        let template = try TemplateDecoding.decode(responseBody, name: name, path: "(response body)")
+        try write(template, for: name)
+        return template
+    }
+
+    /// Removes the template for `name` from disk and memory; no template is not an error.
+    ///
+    /// - Throws: `TemplaterError.invalidName` or `.removeFailed`.
+    public func remove(for name: String) throws(TemplaterError) {
+        let name = try TemplateName(name)
+        try mutate { () throws(TemplaterError) in
+            let url = self.directory.appendingPathComponent(name.fileName)
+            do {
+                try FileSystem.removeIfPresent(url)
+            } catch {
+                throw .removeFailed(path: url.path, reason: error.templaterReason)
+            }
+            self.state.withLock { state in
+                state.generation &+= 1
+                state.cache[name] = nil
+            }
+        }
+    }
+
+    /// Removes the template folder with every template in it, and empties the cache.
+    ///
+    /// The folder is first renamed aside, so readers see all templates or none. The unpack marker
+    /// goes with it: the next `unarchiveDefaultTemplates` unpacks again.
+    /// - Throws: `TemplaterError.removeFailed`.
+    public func removeAll() throws(TemplaterError) {
+        try mutate { () throws(TemplaterError) in
+            let folder = self.directory
+            guard FileSystem.exists(folder) else {
+                self.state.withLock { $0.cache.removeAll(); $0.generation &+= 1 }
+                return
+            }
+            let aside = FileSystem.temporarySibling(of: folder, purpose: "removed")
+            do {
+                try self.state.withLock { state throws(FileSystem.RenameError) in
+                    try FileSystem.rename(folder, to: aside)
+                    state.cache.removeAll()
+                    state.generation &+= 1
+                }
+            } catch {
+                throw .removeFailed(path: folder.path, reason: error.templaterReason)
+            }
+            do {
+                try FileSystem.removeIfPresent(aside)
+            } catch {
+                throw .removeFailed(path: aside.path, reason: error.templaterReason)
+            }
+        }
+    }
+
+    // MARK: Moving
+
+    /// Moves the template folder and its files to `newDirectory`, and reads and writes there from now on.
+    ///
+    /// One file system: a rename. Across file systems: copy, verify, switch, then delete the old
+    /// folder. The destination must not exist or be an empty folder. The cache stays valid, and
+    /// readers keep working during the move. A failure leaves the old folder in use and intact.
+    /// - Throws: `TemplaterError.moveFailed`.
+    public func setNewPathToTemplateDirectory(_ newDirectory: URL) throws(TemplaterError) {
+        try mutate { () throws(TemplaterError) in
+            let plan = try self.mover.prepare(from: self.directory, to: newDirectory)
+            try self.state.withLock { state throws(TemplaterError) in
+                try self.mover.commit(plan)
+                state.directory = newDirectory.standardizedFileURL
+                state.generation &+= 1
+            }
+            try self.mover.finish(plan)
+        }
+    }
+
+    // MARK: Unpacking
+
+    /// Unpacks a template archive into `folder` (default: this store's folder), at most once per archive.
+    ///
+    /// Call it at every start-up: when the folder's marker records the archive's SHA-256, it
+    /// returns `.alreadyUpToDate` having written nothing. Otherwise the archive is checked against
+    /// `limits` and unpacked into a hidden sibling folder, templates the service wrote itself are
+    /// carried over (unless the archive holds the same name), and the new folder is swapped in by
+    /// rename: a failure never leaves half an unpack. Non-template entries are skipped and
+    /// templates that do not parse or whose rules are invalid are rejected, each reported by name.
+    /// - Parameters:
+    ///   - archive: The ZIP file.
+    ///   - folder: Where to unpack; `nil` for `directory`.
+    /// - Returns: What was done, entry by entry.
+    /// - Throws: `TemplaterError.archiveUnreadable`, `.archiveRefused` (hostile archive: nothing
+    ///   written), or `.unpackFailed`.
+    @discardableResult
+    public func unarchiveDefaultTemplates(from archive: URL, to folder: URL? = nil) throws(TemplaterError) -> UnarchiveReport {
+        let installer = ArchiveInstaller(limits: limits)
+        return try mutate { () throws(TemplaterError) -> UnarchiveReport in
+            let ownFolder = self.directory
+            let target = folder?.standardizedFileURL ?? ownFolder
+            let (prepared, report) = try installer.prepare(archive: archive, into: target)
+            guard let prepared else { return report }
+            let old: URL?
+            if target.path == ownFolder.path {
+                old = try self.state.withLock { state throws(TemplaterError) -> URL? in
+                    let old = try installer.commit(prepared)
+                    state.cache.removeAll()
+                    state.generation &+= 1
+                    return old
+                }
+            } else {
+                old = try installer.commit(prepared)
+            }
+            installer.finish(old: old)
+            return report
+        }
+    }
+
+    /// Runs a mutation of the folder, one at a time.
+    private func mutate<Result>(_ body: () throws(TemplaterError) -> Result) throws(TemplaterError) -> Result {
+        try mutation.withLock { _ throws(TemplaterError) in try body() }
+    }
+}

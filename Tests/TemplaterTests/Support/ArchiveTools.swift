@@ -1,0 +1,112 @@
+import Foundation
+
+/// Runs real archive tools (Info-ZIP `zip`, Python's `zipfile`) to make test fixtures.
+enum ArchiveTools {
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Runs `executable` with `arguments` in `folder`; throws with its stderr when it fails.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [executable] + arguments
+        if let folder { process.currentDirectoryURL = folder }
+        var environment = ProcessInfo.processInfo.environment
+        environment["LC_ALL"] = "C.UTF-8"
+        environment["PYTHONIOENCODING"] = "utf-8"
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Runs `script` with `python3`, passing `arguments`.
+    @discardableResult
+    static func python(_ script: String, _ arguments: [String] = [], in folder: URL? = nil) throws -> String {
+        try run("python3", ["-c", script] + arguments, in: folder)
+    }
+
+    /// The fixture maker: `python3 -c fixtureScript MODE OUT`.
+    static let fixtureScript = #"""
+import sys, zipfile, warnings
+warnings.simplefilter("ignore")
+mode, out = sys.argv[1], sys.argv[2]
+GOOD = b'{"response": {"id": 1}}'
+
+def patch_sizes(path, size):
+    # Rewrites the uncompressed size in every central record and local header: a lying archive.
+    b = bytearray(open(path, "rb").read())
+    eocd = b.rfind(b"PK\x05\x06")
+    count = int.from_bytes(b[eocd + 10:eocd + 12], "little")
+    p = int.from_bytes(b[eocd + 16:eocd + 20], "little")
+    for _ in range(count):
+        local = int.from_bytes(b[p + 42:p + 46], "little")
+        b[p + 24:p + 28] = size.to_bytes(4, "little")
+        b[local + 22:local + 26] = size.to_bytes(4, "little")
+        n, e, c = (int.from_bytes(b[p + k:p + k + 2], "little") for k in (28, 30, 32))
+        p += 46 + n + e + c
+    open(path, "wb").write(b)
+
+def z(method=zipfile.ZIP_DEFLATED):
+    return zipfile.ZipFile(out, "w", method)
+
+if mode == "dotdot":
+    with z() as a: a.writestr("ok.get.json", GOOD); a.writestr("../escaped.json", GOOD)
+elif mode == "nested-dotdot":
+    with z() as a: a.writestr("templates/../../escaped.json", GOOD)
+elif mode == "absolute":
+    with z() as a: a.writestr(sys.argv[3], GOOD)
+elif mode == "backslash":
+    with z() as a: a.writestr("..\\escaped.json", GOOD)
+elif mode == "symlink":
+    with z() as a:
+        info = zipfile.ZipInfo("link.get.json")
+        info.create_system = 3
+        info.external_attr = (0o120777 << 16)
+        a.writestr(info, "/etc/passwd")
+elif mode == "duplicate":
+    with z() as a: a.writestr("users.get.json", GOOD); a.writestr("users.get.json", b'{"response": 2}')
+elif mode == "many":
+    with z() as a:
+        for i in range(int(sys.argv[3])): a.writestr("m%d.get.json" % i, GOOD)
+elif mode == "large":
+    with z(zipfile.ZIP_STORED) as a: a.writestr("large.get.json", b'{"response": "' + b"x" * int(sys.argv[3]) + b'"}')
+elif mode == "bomb":
+    with z() as a: a.writestr("bomb.get.json", b"\0" * (50 << 20))
+elif mode == "lying-bomb":
+    with z() as a: a.writestr("bomb.get.json", b"\0" * (8 << 20))
+    patch_sizes(out, 100)
+elif mode == "lying-stored":
+    with z(zipfile.ZIP_STORED) as a: a.writestr("big.get.json", b'{"response": "' + b"y" * 5000 + b'"}')
+    patch_sizes(out, 10)
+elif mode == "good":
+    # Folders, Unicode names, a README (skipped), a broken template and invalid rules (rejected).
+    method = zipfile.ZIP_STORED if sys.argv[3] == "stored" else zipfile.ZIP_DEFLATED
+    with z(method) as a:
+        a.writestr("templates/", b"")
+        a.writestr("templates/users.get.json", b'{"response": [{"id": 1, "id-Rules": {"minimum": 1}}]}')
+        a.writestr("templates/nested/wall.post.json", b'{"response": {"post_id": 7}}')
+        a.writestr("пользователи.get.json", '{"ответ": "да"}'.encode())
+        a.writestr("README.txt", b"not a template")
+        a.writestr("broken.get.json", b'{"response": ')
+        a.writestr("badrules.get.json", b'{"x": 1, "x-Rules": {"minimun": 1}}')
+else:
+    sys.exit("unknown mode " + mode)
+"""#
+
+    /// Makes fixture `mode` at `out` with Python's zipfile.
+    static func fixture(_ mode: String, at out: URL, _ extra: [String] = []) throws {
+        try python(fixtureScript, [mode, out.path] + extra)
+    }
+}
