@@ -146,6 +146,8 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             if before.state.isWorkingOrInProcess, storage.machine.state == .cancelled {
                 storage.error = GroupError.cancelled
             }
+            // Never started: the body will not run, let go of what it captured.
+            if before.current == .idle { storage.body = nil }
             return (before, storage.machine, storage.task)
         }
         guard before != after else { return }
@@ -284,11 +286,15 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     /// The body returned or threw: the group ends with that, unless it already ended (cancelled)
     /// or a sub-operation failed first under `.failFast`.
+    ///
+    /// The scope's record of failures is read (and settled) first: a member whose end is being
+    /// reported on another thread at this very moment is already in it, even if `childFailed`
+    /// has not run yet.
     private func bodyEnded(_ outcome: Swift.Result<Result, any Error>) {
-        scope.settle()
+        let recorded = policy == .failFast ? scope.failures.first : nil
         let (before, after) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine) in
             let before = storage.machine
-            let failure = storage.firstFailure
+            let failure = storage.firstFailure ?? recorded
             var succeeded = failure == nil
             if case .failure = outcome { succeeded = false }
             if storage.machine.transferFinished(succeeded: succeeded) != .none {
