@@ -79,7 +79,8 @@ struct GroupOperationTests {
             first.receivedData.count + DTO.get(bytes).syncStart().receivedData.count
         })
         group.addDependency(first)
-        queue.addOperations([group, first], waitUntilFinished: false)
+        queue.addOperation(group)
+        queue.addOperation(first)
         await group.finished()
         #expect(first.state == .successFinished)
         #expect(group.result == 1321)

@@ -9,12 +9,12 @@ import Foundation
 /// body, and do not belong to it.
 ///
 /// ```swift
-/// let profile = GO<User>(sync: { context in
-///     let me = try context.syncRun(DTO.get(base.appending(path: "users/me")))
+/// let wall = GO<[Post]>(sync: { context in
+///     let me = try context.syncRun(DTO.get(base.appendingPathComponent("users.get")))
 ///     let user = try me.decode(User.self)
 ///     try context.checkCancellation()
-///     let friends = DTO.get(base.appending(path: "friends/\(user.id)")).syncStart()
-///     return user.with(friends: try friends.decode([User].self))
+///     let posts = DTO.get(base.appendingPathComponent("wall.get"), parameters: ["owner": user.id])
+///     return try context.syncRun(posts).decode([Post].self)
 /// })
 /// ```
 public final class GroupContext: Sendable {
