@@ -18,9 +18,7 @@ public enum GroupFailurePolicy: Sendable, Equatable {
 }
 
 /// One sub-operation of a group that failed, with its error.
-public struct GroupFailure: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked: `Operation` is a thread-safe class; every operation of NetOps is Sendable.
-
+public struct GroupFailure: Sendable, CustomStringConvertible {
     /// The operation that failed (a `BaseOperation` or a nested `GroupOperation`).
     public let operation: Operation
     /// Why it failed.
