@@ -38,9 +38,7 @@ extension BaseOperation: GroupMember {
 ///   is in the snapshot the cancel walks, one adopted after finds the scope cancelled.
 /// - A member's end noticed twice (its final-waiter and `settle()` from the body's thread): the
 ///   member leaves the set under the lock, so its failure is recorded once.
-package final class GroupScope: @unchecked Sendable {
-    // @unchecked: all mutable state is in `state`, a `Locked` box.
-
+package final class GroupScope: Sendable {
     /// The scope of the group whose body is running on this task or thread, if any.
     @TaskLocal package static var current: GroupScope?
 
@@ -51,6 +49,7 @@ package final class GroupScope: @unchecked Sendable {
         var onFailure: (@Sendable (GroupFailure) -> Void)?
     }
 
+    /// Everything mutable, behind one lock.
     private let state = Locked(State())
 
     /// An empty scope that reports failures to nobody yet.
