@@ -366,6 +366,27 @@ struct GroupOperationTests {
         #expect(await eventually { weakOuter.value == nil && weakInner.value == nil && weakOperation.value == nil })
     }
 
+    @Test func finishedSubOperationsLeaveTheScope() async throws {
+        let url = try await TestServer.url("json")
+        let group = GO<Int>(sync: { context in
+            for _ in 0..<5 { _ = try context.syncRun(DTO.get(url)) }
+            return 5
+        })
+        #expect(try await group.run() == 5)
+        #expect(group.scope.memberCount == 0)
+        #expect(group.failures.isEmpty)
+    }
+
+    @Test func usableFromSendableContexts() async throws {
+        let url = try await TestServer.url("json")
+        let make: @Sendable () -> GO<Int> = { GO<Int> { context in try await context.run(DTO.get(url)).receivedData.count } }
+        let counts = try await withThrowingTaskGroup(of: Int.self) { tasks in
+            for _ in 0..<4 { tasks.addTask { try await make().run() } }
+            return try await tasks.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts.count == 4 && counts.allSatisfy { $0 > 0 })
+    }
+
     @Test func cancelledGroupsAreReleasedToo() async throws {
         let url = try await TestServer.url("delay?seconds=10")
         let weakGroup = Weak<GO<Int>>()
