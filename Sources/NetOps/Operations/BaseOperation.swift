@@ -130,6 +130,7 @@ public class BaseOperation: Operation, @unchecked Sendable {
     ///
     /// A queue calls this for you. An operation cancelled before it started finishes at once.
     public override func start() {
+        GroupScope.current?.adopt(self)
         transition { $0.start() }
     }
 

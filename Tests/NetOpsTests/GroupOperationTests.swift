@@ -1,0 +1,414 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import NetOps
+
+/// Group operations against DemoServer: sync and async bodies, nesting, queues, failure
+/// policies, the combinators, and cancellation reaching the innermost running operation.
+@Suite(.timeLimit(.minutes(1)))
+struct GroupOperationTests {
+    // MARK: Bodies
+
+    @Test func syncBodyCombinesTwoDataOperations() async throws {
+        let json = try await TestServer.url("json")
+        let bytes = try await TestServer.url("bytes/1000")
+        let group = GO<Int>(sync: { _ in
+            let first = DTO.get(json).syncStart()
+            let second = DTO.get(bytes).syncStart()
+            return first.receivedData.count + second.receivedData.count
+        })
+        let expected = try await DTO.get(json).run().receivedData.count + 1000
+        let total = try await group.run()
+        #expect(total == expected)
+        #expect(group.result == expected)
+        #expect(group.state == .successFinished)
+        #expect(group.error == nil)
+        #expect(group.isFinished && !group.isExecuting)
+    }
+
+    @Test func syncStartOfASyncBodyGroupOnAThread() async throws {
+        let url = try await TestServer.url("bytes/2048")
+        let counts = Recorder<Int?>()
+        await onThreads(2) { _ in
+            let group = GO<Int>(sync: { context in
+                try context.syncRun(DTO.get(url)).receivedData.count
+            }).syncStart()
+            counts.append(group.result)
+        }
+        #expect(counts.all == [2048, 2048])
+    }
+
+    @Test func asyncBodyAwaitsOperations() async throws {
+        let json = try await TestServer.url("json")
+        let bytes = try await TestServer.url("bytes/4096")
+        let group = GO<[Int]> { context in
+            async let first = context.run(DTO.get(json))
+            async let second = context.run(DTO.get(bytes))
+            return try await [first.receivedData.count, second.receivedData.count]
+        }
+        let counts = try await group.run()
+        #expect(counts[0] > 0)
+        #expect(counts[1] == 4096)
+        #expect(group.state == .successFinished)
+    }
+
+    @Test func nestsThreeLevelsMixingBodies() async throws {
+        let url = { (size: Int) in try await TestServer.url("bytes/\(size)") }
+        let (small, medium, large) = (try await url(10), try await url(100), try await url(1000))
+        let outer = GO<Int> { context in
+            let middle = GO<Int>(sync: { context in
+                let inner = GO<Int> { context in
+                    try await context.run(DTO.get(large)).receivedData.count
+                }
+                let innerCount = try context.syncRun(inner)
+                return innerCount + DTO.get(medium).syncStart().receivedData.count
+            })
+            let middleCount = try await context.run(middle)
+            return middleCount + (try await context.run(DTO.get(small)).receivedData.count)
+        }
+        #expect(try await outer.run() == 1110)
+    }
+
+    @Test func inAQueueAfterADependency() async throws {
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 2
+        let first = DTO.get(try await TestServer.url("bytes/321"))
+        let bytes = try await TestServer.url("bytes/1000")
+        let group = GO<Int>(sync: { _ in
+            // The dependency has ended before the group starts.
+            first.receivedData.count + DTO.get(bytes).syncStart().receivedData.count
+        })
+        group.addDependency(first)
+        queue.addOperation(group)
+        queue.addOperation(first)
+        await group.finished()
+        #expect(first.state == .successFinished)
+        #expect(group.result == 1321)
+        #expect(await eventually { queue.operationCount == 0 })
+        #expect(group.isFinished)
+    }
+
+    // MARK: Failure policies
+
+    @Test func failingChildFailsTheGroupByDefault() async throws {
+        let failing = try await TestServer.url("status/500")
+        let slowURL = try await TestServer.url("delay?seconds=10")
+        let slow = DTO.get(slowURL)
+        let group = GO<String>(sync: { _ in
+            slow.start()
+            _ = DTO.get(failing).syncStart()
+            return "ignored"
+        })
+        await #expect(throws: NetOpsError.self) { try await group.run() }
+        #expect(group.state == .failedFinished)
+        #expect((group.error as? NetOpsError)?.httpStatus == 500)
+        #expect(group.result == nil)
+        #expect(group.failures.count == 1)
+        #expect(await eventually { slow.state == .cancelled }, "the sibling still running is cancelled")
+    }
+
+    @Test func awaitedChildFailureFailsAnAsyncGroup() async throws {
+        let failing = try await TestServer.url("status/404")
+        let ranAfter = Locked(false)
+        let group = GO<Int> { context in
+            try await context.run(DTO.get(failing))
+            ranAfter.withLock { $0 = true }
+            return 1
+        }
+        await #expect(throws: NetOpsError.self) { try await group.run() }
+        #expect((group.error as? NetOpsError)?.httpStatus == 404)
+        #expect(!ranAfter.withLock { $0 })
+    }
+
+    @Test func collectsPartialResults() async throws {
+        let json = try await TestServer.url("json")
+        let missing = try await TestServer.url("status/404")
+        let group = GO<(Int, Int)>(policy: .collectPartialResults, sync: { context in
+            let good = DTO.get(json).syncStart()
+            _ = DTO.get(missing).syncStart()
+            let alsoGood = DTO.get(json).syncStart()
+            return (good.receivedData.count + alsoGood.receivedData.count, context.failures.count)
+        })
+        let (bytes, failureCount) = try await group.run()
+        #expect(bytes > 0)
+        #expect(failureCount == 1)
+        #expect(group.state == .successFinished)
+        #expect(group.failures.count == 1)
+        #expect((group.failures.first?.error as? NetOpsError)?.httpStatus == 404)
+    }
+
+    @Test func aFailingNestedGroupFailsItsParent() async throws {
+        let failing = try await TestServer.url("status/503")
+        let outer = GO<Int> { context in
+            let inner = GO<Int>(policy: .collectPartialResults, sync: { context in
+                _ = DTO.get(failing).syncStart()
+                throw context.failures.first?.error ?? GroupError.cancelled
+            })
+            inner.start()
+            await inner.finished()
+            return 1
+        }
+        await #expect(throws: NetOpsError.self) { try await outer.run() }
+        #expect((outer.error as? NetOpsError)?.httpStatus == 503)
+    }
+
+    // MARK: Combinators
+
+    @Test func combineKeepsTheOrder() async throws {
+        let sizes = [300, 10, 2000]
+        var operations: [DTO] = []
+        for size in sizes { operations.append(DTO.get(try await TestServer.url("bytes/\(size)"))) }
+        let group = GroupOperation.combine(operations)
+        let done = try await group.run()
+        #expect(done.map(\.receivedData.count) == sizes)
+        #expect(done.allSatisfy { $0.state == .successFinished })
+    }
+
+    @Test func combineFailsFastAndCancelsTheRest() async throws {
+        let slow = DTO.get(try await TestServer.url("delay?seconds=10"))
+        let failing = DTO.get(try await TestServer.url("status/500"))
+        let group = GroupOperation.combine([slow, failing])
+        await #expect(throws: NetOpsError.self) { try await group.run() }
+        #expect((group.error as? NetOpsError)?.httpStatus == 500)
+        #expect(await eventually { slow.state == .cancelled })
+    }
+
+    @Test func combineToleranceKeepsWhatSucceeded() async throws {
+        let good = DTO.get(try await TestServer.url("bytes/64"))
+        let bad = DTO.get(try await TestServer.url("status/500"))
+        let alsoGood = DTO.get(try await TestServer.url("json"))
+        let group = GroupOperation.combineTolerance([good, bad, alsoGood])
+        let partial = try await group.run()
+        #expect(partial.succeeded.map { ObjectIdentifier($0) } == [ObjectIdentifier(good), ObjectIdentifier(alsoGood)])
+        #expect(partial.failures.count == 1)
+        #expect(partial.failures.first?.operation === bad)
+        #expect((partial.failures.first?.error as? NetOpsError)?.httpStatus == 500)
+        #expect(group.state == .successFinished)
+    }
+
+    @Test func combineToleranceFailsOnlyWhenAllFail() async throws {
+        let group = GroupOperation.combineTolerance([
+            DTO.get(try await TestServer.url("status/500")),
+            DTO.get(try await TestServer.url("status/404")),
+        ])
+        await #expect(throws: GroupError.self) { try await group.run() }
+        guard case let .allFailed(failures)? = group.error as? GroupError else {
+            Issue.record("expected allFailed, got \(String(describing: group.error))")
+            return
+        }
+        #expect(failures.compactMap { ($0.error as? NetOpsError)?.httpStatus } == [500, 404])
+    }
+
+    @Test func chainBuildsTheSecondFromTheFirst() async throws {
+        let base = try await TestServer.get().baseURL
+        let group = GroupOperation.chain(DTO.get(base.appendingPathComponent("bytes/77"))) { first in
+            DTO.get(base.appendingPathComponent("bytes/\(first.receivedData.count * 2)"))
+        }
+        let (first, second) = try await group.run()
+        #expect(first.receivedData.count == 77)
+        #expect(second.receivedData.count == 154)
+    }
+
+    @Test func chainStopsWhenTheFirstFails() async throws {
+        let built = Counter()
+        let group = GroupOperation.chain(DTO.get(try await TestServer.url("status/500"))) { _ in
+            built.increment()
+            return DTO.get("http://127.0.0.1:1/never")
+        }
+        await #expect(throws: NetOpsError.self) { try await group.run() }
+        #expect(built.value == 0)
+    }
+
+    // MARK: Cancellation
+
+    /// Outer (async) → middle (sync) → inner (async) → a 10-second request. Cancelling the outer
+    /// group must end the request, two levels down, within 100 ms: measured from `cancel()` to
+    /// the request's completion reporting `.cancelled`.
+    @Test func cancellingTheOuterGroupReachesTheInnermostRunningOperation() async throws {
+        let request = DTO.get(try await TestServer.url("delay?seconds=10"))
+        let cancelledAt = Locked<UInt64?>(nil)
+        let completedAt = Locked<(UInt64, OperationState)?>(nil)
+        request.onCompletion { operation in
+            completedAt.withLock { $0 = (DispatchTime.now().uptimeNanoseconds, operation.state) }
+        }
+        let inner = GO<Int> { context in try await context.run(request).receivedData.count }
+        let middle = GO<Int>(sync: { context in try context.syncRun(inner) })
+        let outer = GO<Int> { context in try await context.run(middle) }
+        let task = Task { try await outer.run() }
+        #expect(await eventually { request.state == .working })
+
+        cancelledAt.withLock { $0 = DispatchTime.now().uptimeNanoseconds }
+        outer.cancel()
+
+        #expect(await eventually { completedAt.withLock { $0 } != nil })
+        let (end, state) = try #require(completedAt.withLock { $0 })
+        let start = try #require(cancelledAt.withLock { $0 })
+        #expect(state == .cancelled)
+        #expect(Double(end - start) / 1e6 < 100, "the innermost operation ended \(Double(end - start) / 1e6) ms after cancel()")
+        await #expect(throws: GroupError.self) { try await task.value }
+        #expect(outer.state == .cancelled)
+        #expect(middle.state == .cancelled)
+        #expect(inner.state == .cancelled)
+    }
+
+    /// The same through sync bodies only, with a slow download, and operations started in child
+    /// tasks of an async body.
+    @Test func cancellingReachesSyncBodiesAndChildTasks() async throws {
+        let slow = try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")
+        let viaThread = DTO.get(slow)
+        let viaTaskGroup = DTO.get(slow)
+        let syncInner = GO<Int>(sync: { _ in viaThread.syncStart().receivedData.count })
+        let asyncInner = GO<Int> { _ in
+            try await withThrowingTaskGroup(of: Int.self) { tasks in
+                tasks.addTask { try await viaTaskGroup.run().receivedData.count }
+                return try await tasks.next() ?? 0
+            }
+        }
+        let outer = GO<Int>(sync: { context in
+            asyncInner.start()
+            return try context.syncRun(syncInner)
+        })
+        outer.start()
+        #expect(await eventually { viaThread.progress.bytesReceived > 0 && viaTaskGroup.progress.bytesReceived > 0 })
+        outer.cancel()
+        #expect(viaThread.state == .cancelled, "cancel() reached it before returning")
+        #expect(viaTaskGroup.state == .cancelled)
+        #expect(syncInner.state == .cancelled && asyncInner.state == .cancelled)
+        await outer.finished()
+        #expect(outer.error as? GroupError != nil)
+    }
+
+    @Test func operationsStartedAfterTheCancelAreCancelledAtOnce() async throws {
+        let url = try await TestServer.url("json")
+        let late = Recorder<OperationState>()
+        let group = GO<Void>(sync: { context in
+            while !context.isCancelled { Thread.sleep(forTimeInterval: 0.005) }
+            late.append(DTO.get(url).syncStart().state)
+        })
+        group.start()
+        #expect(await eventually { group.state == .working })
+        group.cancel()
+        #expect(await eventually { late.all.count == 1 })
+        #expect(late.all == [.cancelled])
+    }
+
+    @Test func cancelledBeforeStart() async throws {
+        let ran = Counter()
+        let completions = Counter()
+        let group = GO<Int>(sync: { _ in
+            ran.increment()
+            return 1
+        }).onCompletion { _ in completions.increment() }
+        group.cancel()
+        #expect(group.state == .cancelled)
+        #expect(completions.value == 1)
+        #expect(!group.isFinished, "isFinished waits for start(), as a queue calls it")
+        group.start()
+        #expect(group.isFinished)
+        await #expect(throws: GroupError.self) { try await group.run() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(ran.value == 0)
+        #expect(completions.value == 1)
+    }
+
+    @Test func cancelledInAQueueBeforeItRuns() async throws {
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        let ran = Counter()
+        let group = GO<Int> { _ in
+            ran.increment()
+            return 1
+        }
+        queue.addOperation(group)
+        group.cancel()
+        queue.isSuspended = false
+        #expect(await eventually { queue.operationCount == 0 })
+        #expect(group.isFinished && group.state == .cancelled)
+        #expect(ran.value == 0)
+    }
+
+    // MARK: Completion and lifetime
+
+    @Test func completionRunsExactlyOnce() async throws {
+        let url = try await TestServer.url("delay?seconds=0.1")
+        for cancelDuringWork in [false, true] {
+            let completions = Counter()
+            let group = GO<Int> { context in try await context.run(DTO.get(url)).receivedData.count }
+                .onCompletion { _ in completions.increment() }
+            group.start()
+            if cancelDuringWork {
+                await onThreads(8) { _ in group.cancel() }
+            }
+            await group.finished()
+            group.cancel()
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(completions.value == 1)
+            let late = Counter()
+            group.onCompletion { _ in late.increment() }
+            #expect(late.value == 1, "a completion added to a finished group runs at once")
+        }
+    }
+
+    @Test func groupsAndTheirOperationsAreReleasedAfterFinishing() async throws {
+        let url = try await TestServer.url("json")
+        let weakOuter = Weak<GO<Int>>()
+        let weakInner = Weak<GO<Int>>()
+        let weakOperation = Weak<DTO>()
+        do {
+            let operation = DTO.get(url)
+            let inner = GO<Int>(sync: { context in try context.syncRun(operation).receivedData.count })
+            let outer = GO<Int> { context in try await context.run(inner) }
+            weakOuter.value = outer
+            weakInner.value = inner
+            weakOperation.value = operation
+            #expect(try await outer.run() > 0)
+        }
+        #expect(await eventually { weakOuter.value == nil && weakInner.value == nil && weakOperation.value == nil })
+    }
+
+    @Test func finishedSubOperationsLeaveTheScope() async throws {
+        let url = try await TestServer.url("json")
+        let group = GO<Int>(sync: { context in
+            for _ in 0..<5 { _ = try context.syncRun(DTO.get(url)) }
+            return 5
+        })
+        #expect(try await group.run() == 5)
+        #expect(group.scope.memberCount == 0)
+        #expect(group.failures.isEmpty)
+    }
+
+    @Test func usableFromSendableContexts() async throws {
+        let url = try await TestServer.url("json")
+        let make: @Sendable () -> GO<Int> = { GO<Int> { context in try await context.run(DTO.get(url)).receivedData.count } }
+        let counts = try await withThrowingTaskGroup(of: Int.self) { tasks in
+            for _ in 0..<4 { tasks.addTask { try await make().run() } }
+            return try await tasks.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(counts.count == 4 && counts.allSatisfy { $0 > 0 })
+    }
+
+    @Test func cancelledGroupsAreReleasedToo() async throws {
+        let url = try await TestServer.url("delay?seconds=10")
+        let weakGroup = Weak<GO<Int>>()
+        do {
+            let group = GO<Int>(sync: { context in try context.syncRun(DTO.get(url)).receivedData.count })
+            weakGroup.value = group
+            group.start()
+            #expect(await eventually { group.scope.memberCount == 1 })
+            group.cancel()
+            await group.finished()
+        }
+        #expect(await eventually { weakGroup.value == nil })
+    }
+}
+
+/// A weak reference readable from any thread.
+private final class Weak<Object: AnyObject>: @unchecked Sendable {
+    private let lock = NSLock()
+    private weak var object: Object?
+
+    var value: Object? {
+        get { lock.withLock { object } }
+        set { lock.withLock { object = newValue } }
+    }
+}
