@@ -111,6 +111,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "MapperTests",
+            dependencies: ["Mapper"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "APILayerTests",
             dependencies: [
                 "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer",
