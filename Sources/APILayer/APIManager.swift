@@ -19,12 +19,16 @@ import Validator
 /// From then on every NetOps operation carries the token, and any number of requests failing
 /// with 401 at once cost one refresh.
 public enum APIManager {
-    private static let current = Locked(Components())
+    static let current = Locked(Components())
 
     /// The replaceable parts behind the static members.
     struct Components: Sendable {
         var authentication: AuthenticationCoordinator?
         var logger = Logger(label: "APILayer")
+        var baseURL: URL?
+        var templates: TemplateStore = Templater.shared
+        var stubMode: StubMode = .off
+        var mapperConfiguration = Mapper.Configuration()
     }
 
     /// The log APILayer writes to (swift-log). Token values never appear in it.

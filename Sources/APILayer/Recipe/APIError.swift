@@ -1,0 +1,76 @@
+import Foundation
+import Mapper
+import NetOps
+import Validator
+
+/// Why an API call failed: the stage of the pipeline that stopped it, and the operation.
+public struct APIError: Error, Sendable, CustomStringConvertible {
+    /// The pipeline stage that failed, with what a caller needs to know.
+    public enum Stage: Sendable {
+        /// The request could not be built (no base URL, a bad endpoint, unencodable parameters).
+        case construction(String)
+        /// The request did not get an HTTP answer (refused, lost, timed out, cancelled).
+        case transport(NetOpsError)
+        /// The server answered with an unacceptable status, or a body the method's `bodyError`
+        /// recognises as an error.
+        case server(status: Int?, message: String)
+        /// The method's template is absent (`automatic` validation needs one).
+        case templateMissing(String)
+        /// The method's template could not be read or compiled.
+        case templateInvalid(String)
+        /// The response broke the method's template or custom checks; each error names its
+        /// JSON Pointer.
+        case validation([ValidationError])
+        /// The body is not JSON, or the method's parser rejected it.
+        case parsing(String)
+        /// The model could not be decoded.
+        case mapping(MapperError)
+    }
+
+    /// The stage that failed.
+    public let stage: Stage
+    /// The API method's name (its endpoint).
+    public let method: String
+    /// The operation that ran, if one was made (none for construction failures and stubs).
+    public let operation: BaseOperation?
+
+    /// An error of `stage` for `method`.
+    public init(_ stage: Stage, method: String, operation: BaseOperation? = nil) {
+        self.stage = stage
+        self.method = method
+        self.operation = operation
+    }
+
+    /// The stage's name: `construction`, `transport`, `server`, `templateMissing`,
+    /// `templateInvalid`, `validation`, `parsing` or `mapping`.
+    public var stageName: String {
+        switch stage {
+        case .construction: return "construction"
+        case .transport: return "transport"
+        case .server: return "server"
+        case .templateMissing: return "templateMissing"
+        case .templateInvalid: return "templateInvalid"
+        case .validation: return "validation"
+        case .parsing: return "parsing"
+        case .mapping: return "mapping"
+        }
+    }
+
+    /// One readable line: method, stage and reason.
+    public var description: String {
+        let reason: String
+        switch stage {
+        case let .construction(text), let .templateMissing(text), let .templateInvalid(text), let .parsing(text):
+            reason = text
+        case let .transport(error):
+            reason = error.description
+        case let .server(status, message):
+            reason = status.map { "HTTP \($0): \(message)" } ?? message
+        case let .validation(errors):
+            reason = errors.map(\.description).joined(separator: "; ")
+        case let .mapping(error):
+            reason = error.description
+        }
+        return "\(method): \(stageName) failed: \(reason)"
+    }
+}

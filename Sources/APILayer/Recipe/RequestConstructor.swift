@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetOps
+
+/// Builds the request of an API method: endpoint joined to the base URL, the caller's properties
+/// merged over the method's defaults, encoded as the method says, the token placed where the
+/// service wants it.
+public enum RequestConstructor {
+    /// A built request: a plain one, or one whose body is a multipart form.
+    public enum Built: Sendable {
+        /// A request complete with its body.
+        case plain(URLRequest)
+        /// The request's URL and headers; the form becomes its body when the operation starts.
+        case multipart(URLRequest, MultipartFormData)
+
+        /// The request (without the multipart body).
+        public var request: URLRequest {
+            switch self {
+            case let .plain(request), let .multipart(request, _): return request
+            }
+        }
+    }
+
+    /// The request for `method` with `properties`.
+    ///
+    /// - Parameters:
+    ///   - method: The API method.
+    ///   - properties: The caller's parameters, merged over `method.defaultParameters`.
+    ///   - baseURL: The service's base URL.
+    ///   - token: The access token, placed as `method.tokenPlacement` says (nothing when `nil`).
+    /// - Throws: `APIError` of stage `.construction`.
+    public static func request<Method: APIMethod>(
+        for method: Method, properties: Parameters = [:], baseURL: URL?, token: String? = nil
+    ) throws(APIError) -> Built {
+        func fail(_ reason: String) -> APIError { APIError(.construction(reason), method: method.rawValue) }
+        guard let baseURL else { throw fail("APIManager.baseURL is not set") }
+        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw fail("base URL \(baseURL.absoluteString) is not http or https")
+        }
+        guard let url = join(baseURL, method.rawValue) else {
+            throw fail("endpoint \"\(method.rawValue)\" does not make a URL with \(baseURL.absoluteString)")
+        }
+        let parameters = merge(properties, over: method.defaultParameters)
+        var built: Built
+        switch method.encoding {
+        case .query, .form, .json:
+            let encoding: ParameterEncoding = method.encoding == .query ? .query : method.encoding == .form ? .form : .json
+            switch RequestFactory.make(method.httpMethod, url, parameters: parameters, encoding: encoding, headers: method.headers) {
+            case let .success(request): built = .plain(request)
+            case let .failure(error): throw fail(error.description)
+            }
+        case .multipart:
+            var request = URLRequest(url: url)
+            request.httpMethod = method.httpMethod.rawValue
+            for (name, value) in method.headers { request.setValue(value, forHTTPHeaderField: name) }
+            var form = MultipartFormData()
+            for key in parameters.keys.sorted() {
+                appendPart(parameters[key]!, name: key, to: &form)
+            }
+            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+            built = .multipart(request, form)
+        }
+        if let token, let placement = method.tokenPlacement {
+            switch built {
+            case let .plain(request): built = .plain(placement.apply(token, to: request))
+            case let .multipart(request, form): built = .multipart(placement.apply(token, to: request), form)
+            }
+        }
+        return built
+    }
+
+    /// `properties` merged over `defaults`: the caller's value wins, except that when both are
+    /// arrays and `concatenatingArrays` is set, the result is the defaults followed by the
+    /// caller's elements.
+    public static func merge(_ properties: Parameters, over defaults: Parameters, concatenatingArrays: Bool = true) -> Parameters {
+        var merged = defaults
+        for (key, value) in properties {
+            if concatenatingArrays, let old = defaults[key].flatMap({ $0 as? [any Sendable] }), let new = value as? [any Sendable] {
+                merged[key] = old + new
+            } else {
+                merged[key] = value
+            }
+        }
+        return merged
+    }
+
+    /// `endpoint` appended to `base` with exactly one `/` between them; `nil` when that is no URL.
+    static func join(_ base: URL, _ endpoint: String) -> URL? {
+        var text = base.absoluteString
+        while text.hasSuffix("/") { text.removeLast() }
+        let path = endpoint.drop { $0 == "/" }
+        return URL(string: path.isEmpty ? text : text + "/" + path)
+    }
+
+    private static func appendPart(_ value: any Sendable, name: String, to form: inout MultipartFormData) {
+        switch value {
+        case let file as MultipartFile:
+            form.append(file.data, name: name, filename: file.filename, contentType: file.contentType)
+        case let array as [any Sendable]:
+            for element in array { appendPart(element, name: name, to: &form) }
+        case let flag as Bool:
+            form.append(flag ? "true" : "false", name: name)
+        default:
+            form.append(String(describing: value), name: name)
+        }
+    }
+}

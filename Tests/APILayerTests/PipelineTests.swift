@@ -1,0 +1,230 @@
+import APILayer
+import Foundation
+import NetOps
+import Templater
+import Testing
+import Validator
+
+/// The model of DemoServer's `/json`.
+private struct Project: Decodable, Sendable, Equatable {
+    var id: Int
+    var name: String
+    var active: Bool
+    var score: Double
+    var tags: [String]
+}
+
+/// Sees whether a stub still carries a rules key.
+private struct RulesProbe: Decodable, Sendable {
+    var name: String
+    var nameRules: [String: Bool]?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case nameRules = "name-Rules"
+    }
+}
+
+/// A model `/json` does not fit: its `id` is a number.
+private struct WrongProject: Decodable, Sendable {
+    var id: String
+}
+
+private let projectTemplate: JSONValue = .object([
+    "id": .int(1), "name": .string("sample"), "name-Rules": .object(["isOptional": .bool(false)]),
+    "active": .bool(true), "score": .double(1.5), "tags": .array([.string("tag")]), "owner": .null,
+])
+
+/// Runs `body` with the facade set up on a fresh template folder, then puts everything back.
+private func withFacade(
+    baseURL: URL?, templates: [String: JSONValue] = [:], stubMode: StubMode = .off,
+    _ body: () async throws -> Void
+) async throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-pipeline-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let store = TemplateStore(directory: folder)
+    for (name, template) in templates { try store.write(template, for: name) }
+    let saved = (APIManager.baseURL, APIManager.templates, APIManager.stubMode)
+    defer { (APIManager.baseURL, APIManager.templates, APIManager.stubMode) = saved }
+    APIManager.baseURL = baseURL
+    APIManager.templates = store
+    APIManager.stubMode = stubMode
+    try await body()
+}
+
+/// `body`'s APIError, or a recorded issue when it did not throw one.
+private func apiError<T>(_ body: () async throws(APIError) -> T) async -> APIError? {
+    do {
+        let value = try await body()
+        Issue.record("expected an APIError, got \(value)")
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("Pipeline", .serialized)
+struct PipelineTests {
+    @Test func validatesAndMapsAResponse() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let project = try await APIManager.call(AdHocMethod("json"), as: Project.self)
+            #expect(project == Project(id: 1, name: "APILayer", active: true, score: 4.5, tags: ["swift", "linux"]))
+            let tags = try await APIManager.call(AdHocMethod("json"), as: [String].self, at: "tags")
+            #expect(tags == ["swift", "linux"])
+        }
+    }
+
+    @Test func completionStyleReturnsTheOperation() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Project, APIError>, Never>) in
+                let operation = APIManager.call(AdHocMethod("json"), as: Project.self) { continuation.resume(returning: $0) }
+                #expect(operation is DataTaskOperation)
+            }
+            let project = try result.get()
+            #expect(project.name == "APILayer")
+            let failed = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Project, APIError>, Never>) in
+                let operation = APIManager.call(AdHocMethod("status/500"), as: Project.self) { continuation.resume(returning: $0) }
+                #expect(operation != nil)
+            }
+            guard case let .failure(error) = failed else { Issue.record("succeeded"); return }
+            #expect(error.stageName == "server")
+            #expect(error.operation?.statusCode == 500)
+        }
+    }
+
+    @Test func parserStepRunsBeforeMapping() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let first = try await APIManager.call(AdHocMethod("json"), as: String.self) { json in
+                guard case let .array(tags) = try Parser.value(at: "tags", in: json), let first = tags.first else {
+                    throw ParserError.missing(path: "tags.0", foundUpTo: "tags")
+                }
+                return first
+            }
+            #expect(first == "swift")
+            let error = await apiError { () async throws(APIError) in
+                try await APIManager.call(AdHocMethod("json"), as: String.self) { _ in throw ParserError.missing(path: "x", foundUpTo: "") }
+            }
+            #expect(error?.stageName == "parsing")
+        }
+    }
+
+    @Test func constructionFails() async throws {
+        try await withFacade(baseURL: nil) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
+            #expect(error?.stageName == "construction")
+            #expect(error?.operation == nil)
+        }
+    }
+
+    @Test func transportFails() async throws {
+        try await withFacade(baseURL: URL(string: "http://127.0.0.1:9")!, templates: ["json": projectTemplate]) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
+            #expect(error?.stageName == "transport")
+            #expect(error?.operation != nil)
+        }
+    }
+
+    @Test func serverStatusFails() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL) {
+            let error = await apiError { () async throws(APIError) in
+                try await APIManager.call(AdHocMethod("status/500"), as: Project.self)
+            }
+            guard case let .server(status, message)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            #expect(status == 500)
+            #expect(message.contains("500"))
+            #expect(error?.operation?.statusCode == 500)
+        }
+    }
+
+    @Test func bodyErrorIsAServerFailure() async throws {
+        let server = try await Server.get()
+        let method = AdHocMethod("json", bodyError: { json in
+            guard case let .object(body) = json, body["owner"] == .null else { return nil }
+            return "project has no owner"
+        })
+        try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(method, as: Project.self) }
+            guard case let .server(status, message)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            #expect(status == 200)
+            #expect(message == "project has no owner")
+        }
+    }
+
+    @Test func validationFailureNamesThePointer() async throws {
+        let server = try await Server.get()
+        var broken = projectTemplate
+        if case var .object(object) = broken { object["name"] = .int(1); broken = .object(object) }
+        try await withFacade(baseURL: server.baseURL, templates: ["json": broken]) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
+            guard case let .validation(errors)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            #expect(errors.map(\.path) == ["/name"])
+            #expect(error?.operation?.statusCode == 200)
+        }
+    }
+
+    @Test func customValidationNeedsNoTemplate() async throws {
+        let server = try await Server.get()
+        let rejecting = AdHocMethod("json", validation: .custom { _ in
+            [ValidationError(path: "/id", check: .custom("positive"), expected: "> 1", actual: "1")]
+        })
+        try await withFacade(baseURL: server.baseURL) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(rejecting, as: Project.self) }
+            guard case let .validation(errors)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            #expect(errors.first?.path == "/id")
+            let accepting = AdHocMethod("json", validation: .custom { _ in [] })
+            let accepted = try await APIManager.call(accepting, as: Project.self)
+            #expect(accepted.id == 1)
+        }
+    }
+
+    @Test func wrongModelFailsMapping() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let error = await apiError { () async throws(APIError) in
+                try await APIManager.call(AdHocMethod("json"), as: WrongProject.self)
+            }
+            guard case let .mapping(mapperError)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            #expect(mapperError.description.contains("id"))
+        }
+    }
+
+    @Test func missingTemplateIsTyped() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL) {
+            let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
+            #expect(error?.stageName == "templateMissing")
+            #expect(error?.operation?.statusCode == 200)
+        }
+    }
+
+    @Test func stubsAnswerFromTemplatesOffline() async throws {
+        let offline = URL(string: "http://127.0.0.1:9")!
+        try await withFacade(baseURL: offline, templates: ["json": projectTemplate], stubMode: .immediate) {
+            let project = try await APIManager.call(AdHocMethod("json"), as: Project.self)
+            #expect(project == Project(id: 1, name: "sample", active: true, score: 1.5, tags: ["tag"]))
+            let probe = try await APIManager.call(AdHocMethod("json"), as: RulesProbe.self)
+            #expect(probe.name == "sample")
+            #expect(probe.nameRules == nil)
+            let error = await apiError { () async throws(APIError) in
+                try await APIManager.call(AdHocMethod("absent"), as: Project.self)
+            }
+            #expect(error?.stageName == "templateMissing")
+        }
+        try await withFacade(baseURL: offline, templates: ["json": projectTemplate], stubMode: .delayed(0.05)) {
+            let started = Date()
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Project, APIError>, Never>) in
+                let operation = APIManager.call(AdHocMethod("json"), as: Project.self) { continuation.resume(returning: $0) }
+                #expect(operation == nil)
+            }
+            let project = try result.get()
+            #expect(project.name == "sample")
+            #expect(Date().timeIntervalSince(started) >= 0.04)
+        }
+        #expect(APIManager.stubMode == .off)
+    }
+}
