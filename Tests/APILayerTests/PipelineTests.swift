@@ -112,6 +112,46 @@ struct PipelineTests {
         }
     }
 
+    @Test func mergedPropertiesReachTheServer() async throws {
+        struct Echo: Decodable, Sendable {
+            var method: String
+            var body: String
+            var headers: [String: String]
+        }
+        let server = try await Server.get()
+        let method = AdHocMethod("echo", .post, .form, defaults: ["v": "5", "kept": "yes"], validation: .custom { _ in [] })
+        try await withFacade(baseURL: server.baseURL) {
+            let echo = try await APIManager.call(method, properties: ["v": "6", "text": "a b"], as: Echo.self)
+            #expect(echo.method == "POST")
+            #expect(echo.body == "kept=yes&text=a%20b&v=6")
+            #expect(echo.headers["content-type"]?.hasPrefix("application/x-www-form-urlencoded") == true)
+        }
+    }
+
+    @Test func multipartGoesThroughAnUpload() async throws {
+        struct Parts: Decodable, Sendable {
+            struct Part: Decodable, Sendable {
+                var name: String
+                var filename: String?
+                var length: Int
+            }
+            var parts: [Part]
+        }
+        let server = try await Server.get()
+        let method = AdHocMethod("multipart", .post, .multipart, defaults: ["album": "7"], validation: .custom { _ in [] })
+        try await withFacade(baseURL: server.baseURL) {
+            let photo = MultipartFile(data: Data(repeating: 0x41, count: 1000), filename: "p.jpg", contentType: "image/jpeg")
+            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Parts, APIError>, Never>) in
+                let operation = APIManager.call(method, properties: ["photo": photo], as: Parts.self) { continuation.resume(returning: $0) }
+                #expect(operation is UploadOperation)
+            }
+            let parts = try answer.get().parts
+            #expect(parts.map(\.name) == ["album", "photo"])
+            #expect(parts.last?.filename == "p.jpg")
+            #expect(parts.last?.length == 1000)
+        }
+    }
+
     @Test func constructionFails() async throws {
         try await withFacade(baseURL: nil) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
