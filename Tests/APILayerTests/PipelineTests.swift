@@ -152,6 +152,27 @@ struct PipelineTests {
         }
     }
 
+    @Test func cancellingTheTaskCancelsTheOperation() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL) {
+            let started = Date()
+            let task = Task { () async throws(APIError) -> Int in
+                try await APIManager.call(AdHocMethod("delay", validation: .custom { _ in [] }), properties: ["seconds": 5],
+                                          as: Int.self, at: "delayed")
+            }
+            try await Task.sleep(nanoseconds: 100_000_000)
+            task.cancel()
+            let result = await task.result
+            guard case let .failure(failure) = result, let error = failure as? APIError,
+                  case let .transport(netOpsError) = error.stage else {
+                Issue.record("\(result)"); return
+            }
+            #expect(netOpsError.kind == .cancelled)
+            #expect(error.operation?.state == .cancelled)
+            #expect(Date().timeIntervalSince(started) < 4)
+        }
+    }
+
     @Test func constructionFails() async throws {
         try await withFacade(baseURL: nil) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
