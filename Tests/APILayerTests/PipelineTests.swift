@@ -173,6 +173,18 @@ struct PipelineTests {
         }
     }
 
+    @Test func emptyBodyIsNoContent() async throws {
+        let server = try await Server.get()
+        try await withFacade(baseURL: server.baseURL) {
+            let answer = try await APIManager.call(AdHocMethod("bytes/0", validation: .custom { _ in [] }), as: NoContent.self)
+            #expect(answer == NoContent())
+            let error = await apiError { () async throws(APIError) in
+                try await APIManager.call(AdHocMethod("bytes/0", validation: .custom { _ in [] }), as: Project.self)
+            }
+            #expect(error?.stageName == "parsing")
+        }
+    }
+
     @Test func constructionFails() async throws {
         try await withFacade(baseURL: nil) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }

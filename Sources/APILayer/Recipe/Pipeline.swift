@@ -7,6 +7,14 @@ import NetOps
 import Templater
 import Validator
 
+/// The model of a method that answers with an empty body (a logout, a delete): asked for as
+/// `as: NoContent.self`, an empty body succeeds without validation; a JSON body is still checked
+/// and must be an object.
+public struct NoContent: Decodable, Sendable, Equatable {
+    /// The empty answer.
+    public init() {}
+}
+
 extension APIManager {
     /// A step between validation and mapping that digs the interesting part out of a deep
     /// response (see `Parser`). A thrown error fails the call at stage `.parsing`.
@@ -121,6 +129,9 @@ extension APIManager {
                     return fail(.server(status: status, message: String(decoding: operation.receivedData.prefix(512), as: UTF8.self)))
                 }
                 return fail(.transport(error))
+            }
+            if Model.self == NoContent.self, operation.receivedData.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+                return .success(NoContent() as! Model)
             }
             let json: JSONValue
             do { json = try JSONValue(parsing: operation.receivedData) } catch {
