@@ -64,8 +64,42 @@ private func apiError<T>(_ body: () async throws(APIError) -> T) async -> APIErr
     }
 }
 
+/// What DemoServer's `/echo` saw.
+private struct EchoSeen: Decodable, Sendable {
+    var query: [String: String]
+    var headers: [String: String]
+}
+
 @Suite("Pipeline", .serialized)
 struct PipelineTests {
+    /// With authentication configured, the coordinator alone places the token, where the method
+    /// wants it: once, and fresh again after a refresh.
+    @Test func authenticatedCallsCarryTheTokenOnceWhereTheMethodSays() async throws {
+        let (server, realm, realmBase) = try await Server.newRealm()
+        APIManager.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: realmBase.appendingPathComponent("oauth/token")),
+            store: InMemoryTokenStore(Token(accessToken: "stale-token", refreshToken: "seed-1")))
+        defer { APIManager.removeAuthentication() }
+        let templates: [String: JSONValue] = ["echo": .object(["method": .string("GET")]), "protected": .object(["ok": .bool(true)])]
+
+        try await withFacade(baseURL: server.baseURL, templates: templates) {
+            let seen = try await APIManager.call(AdHocMethod("echo", token: .queryParameter("access_token")), as: EchoSeen.self)
+            #expect(seen.query["access_token"] == "stale-token")
+            #expect(seen.headers["authorization"] == nil)
+            let header = try await APIManager.call(AdHocMethod("echo"), as: EchoSeen.self)
+            #expect(header.headers["authorization"] == "Bearer stale-token")
+            #expect(header.query["access_token"] == nil)
+            let none = try await APIManager.call(AdHocMethod("echo", token: nil), as: EchoSeen.self)
+            #expect(none.headers["authorization"] == nil && none.query["access_token"] == nil)
+        }
+        try await withFacade(baseURL: realmBase.appendingPathComponent("/"), templates: templates) {
+            struct Answer: Decodable, Sendable { var ok: Bool }
+            let answer = try await APIManager.call(AdHocMethod("protected", token: .queryParameter("access_token")), as: Answer.self)
+            #expect(answer.ok)
+            #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+        }
+    }
+
     @Test func validatesAndMapsAResponse() async throws {
         let server = try await Server.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {

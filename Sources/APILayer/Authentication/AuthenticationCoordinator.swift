@@ -42,6 +42,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// The key of `BaseOperation.userInfo` holding the token version a request carried.
     public static let versionKey = "apilayer.tokenVersion"
+    /// The key of `BaseOperation.userInfo` holding a `TokenPlacement` that overrides the
+    /// configuration's for that operation.
+    public static let placementKey = "apilayer.tokenPlacement"
+    /// The key of `BaseOperation.userInfo` that, set to `true`, sends the operation without a token.
+    public static let withoutTokenKey = "apilayer.withoutToken"
 
     private struct State {
         var token: Token?
@@ -147,6 +152,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Inserts the current token, or parks the operation while a refresh runs or the token is expired.
     public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
+        let info = operation.userInfo
+        if info[Self.withoutTokenKey] as? Bool == true { return .proceed(request) }
+        let placement = info[Self.placementKey] as? TokenPlacement ?? configuration.placement
         enum Verdict { case send(String, Int), wait, waitAndRefresh, fail(AuthenticationError) }
         let verdict = state.withLock { state -> Verdict in
             if state.refreshing { return .wait }
@@ -159,7 +167,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         switch verdict {
         case let .send(token, version):
             operation.userInfo[Self.versionKey] = version
-            return .proceed(configuration.placement.apply(token, to: request))
+            return .proceed(placement.apply(token, to: request))
         case .wait:
             return .postpone
         case .waitAndRefresh:

@@ -53,8 +53,8 @@ extension APIManager {
             return try steps.stub().get()
         }
         let built = try RequestConstructor.request(for: method, properties: properties, baseURL: components.baseURL,
-                                                   token: token?.accessToken)
-        let operation = makeOperation(built)
+                                                   token: components.authentication == nil ? token?.accessToken : nil)
+        let operation = makeOperation(built, for: method, authenticated: components.authentication != nil)
         _ = try? await operation.run()
         return try steps.finish(operation).get()
     }
@@ -85,14 +85,31 @@ extension APIManager {
         let built: RequestConstructor.Built
         do {
             built = try RequestConstructor.request(for: method, properties: properties, baseURL: components.baseURL,
-                                                   token: token?.accessToken)
+                                                   token: components.authentication == nil ? token?.accessToken : nil)
         } catch {
             DispatchQueue.global().async { completion(.failure(error)) }
             return nil
         }
-        let operation = makeOperation(built)
+        let operation = makeOperation(built, for: method, authenticated: components.authentication != nil)
         operation.onCompletion { completion(steps.finish($0)) }
         (queue ?? asyncQueue).addOperation(operation)
+        return operation
+    }
+
+    /// The operation that sends `built` for `method`.
+    ///
+    /// With authentication configured the coordinator alone places the token (so a replay after a
+    /// refresh carries the fresh one); the operation tells it where `method` wants it, or that
+    /// `method` needs none.
+    static func makeOperation<Method: APIMethod>(_ built: RequestConstructor.Built, for method: Method, authenticated: Bool) -> BaseOperation {
+        let operation = makeOperation(built)
+        if authenticated {
+            if let placement = method.tokenPlacement {
+                operation.userInfo[AuthenticationCoordinator.placementKey] = placement
+            } else {
+                operation.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
+            }
+        }
         return operation
     }
 
