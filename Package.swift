@@ -43,6 +43,7 @@ let package = Package(
             name: "Templater",
             dependencies: [
                 "Validator",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             swiftSettings: strictSettings

@@ -155,26 +155,19 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         let info = operation.userInfo
         if info[Self.withoutTokenKey] as? Bool == true { return .proceed(request) }
         let placement = info[Self.placementKey] as? TokenPlacement ?? configuration.placement
-        enum Verdict { case send(String, Int), wait, waitAndRefresh, fail(AuthenticationError) }
+        enum Verdict { case send(String, Int), needsToken(TokenWait) }
         let verdict = state.withLock { state -> Verdict in
-            if state.refreshing { return .wait }
-            if let token = state.token, !token.isExpired(leeway: configuration.expiryLeeway) {
+            if !state.refreshing, let token = state.token, !token.isExpired(leeway: configuration.expiryLeeway) {
                 return .send(token.accessToken, state.version)
             }
-            if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
-            return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+            return .needsToken(waitForTokenLocked(&state))
         }
         switch verdict {
         case let .send(token, version):
             operation.userInfo[Self.versionKey] = version
             return .proceed(placement.apply(token, to: request))
-        case .wait:
-            return .postpone
-        case .waitAndRefresh:
-            launchRefresh()
-            return .postpone
-        case let .fail(error):
-            return .fail(NetOpsError(.authenticationFailed(reason: error.description), url: request.url))
+        case let .needsToken(wait):
+            return settle(wait, url: request.url).map(RequestDecision.fail) ?? .postpone
         }
     }
 
@@ -183,23 +176,47 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         let unauthorized = response.statusCode == 401 || (configuration.bodySaysUnauthorized?(body) ?? false)
         guard unauthorized else { return .useDefault }
         let used = operation.userInfo[Self.versionKey] as? Int
-        enum Verdict { case replayNow, wait, waitAndRefresh, fail(AuthenticationError) }
+        enum Verdict { case replayNow, needsToken(TokenWait) }
         let verdict = state.withLock { state -> Verdict in
             if let used, used < state.version { return .replayNow }
-            if state.refreshing { return .wait }
-            if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
-            return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+            return .needsToken(waitForTokenLocked(&state))
         }
         switch verdict {
         case .replayNow:
             return .retry(after: 0)
+        case let .needsToken(wait):
+            return settle(wait, url: response.url).map(ResponseDecision.fail) ?? .postpone
+        }
+    }
+
+    /// What a request without a usable token does.
+    private enum TokenWait {
+        /// Wait for the refresh already running.
+        case wait
+        /// Wait for the refresh this request starts.
+        case waitAndRefresh
+        /// Give up: the loop guard refuses another refresh.
+        case fail(AuthenticationError)
+    }
+
+    /// Joins the running refresh, starts one, or refuses (loop guard). Call with the lock held.
+    private func waitForTokenLocked(_ state: inout State) -> TokenWait {
+        if state.refreshing { return .wait }
+        if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
+        return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+    }
+
+    /// Outside the lock: launches the refresh `wait` started; returns the error to end the
+    /// operation with, or nil to park it.
+    private func settle(_ wait: TokenWait, url: URL?) -> NetOpsError? {
+        switch wait {
         case .wait:
-            return .postpone
+            return nil
         case .waitAndRefresh:
             launchRefresh()
-            return .postpone
+            return nil
         case let .fail(error):
-            return .fail(NetOpsError(.authenticationFailed(reason: error.description), url: response.url))
+            return NetOpsError(.authenticationFailed(reason: error.description), url: url)
         }
     }
 

@@ -202,10 +202,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// not in a queue.
     @discardableResult
     public func syncStart() -> Self {
-        let finished = DispatchSemaphore(value: 0)
-        whenFinal { finished.signal() }
-        start()
-        finished.wait()
+        startAndWait()
         return self
     }
 
@@ -217,22 +214,13 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// - Throws: the group's `error` when it failed or was cancelled.
     @discardableResult
     public func run() async throws -> Result {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                whenFinal { continuation.resume() }
-                start()
-            }
-        } onCancel: {
-            cancel()
-        }
+        await startAndAwait()
         return try outcome()
     }
 
     /// Waits until the group is final, whoever starts it.
     public func finished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            whenFinal { continuation.resume() }
-        }
+        await awaitFinal()
     }
 
     /// The result of a final group, or its error.

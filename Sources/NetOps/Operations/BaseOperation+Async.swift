@@ -12,22 +12,13 @@ extension BaseOperation {
     /// - Throws: the operation's `NetOpsError` when it failed or was cancelled.
     @discardableResult
     public func run() async throws -> Self {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                whenFinal { continuation.resume() }
-                start()
-            }
-        } onCancel: {
-            cancel()
-        }
+        await startAndAwait()
         if let error = self.error { throw error }
         return self
     }
 
     /// Waits until the operation is final, whoever starts it (a queue, another thread).
     public func finished() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            whenFinal { continuation.resume() }
-        }
+        await awaitFinal()
     }
 }

@@ -53,11 +53,6 @@ extension BaseOperation {
         delegate?.operation(self, didChangeStateTo: state)
     }
 
-    func notifyProgress(_ progress: TransferProgress) {
-        let (handlers, delegate) = withLock { (storage.progressHandlers, storage.delegate) }
-        for handler in handlers { handler(self, progress) }
-        delegate?.operation(self, didUpdate: progress)
-    }
 
     /// Runs and drops the completion closures; also drops the progress and state closures, so
     /// nothing they captured outlives the operation's work.

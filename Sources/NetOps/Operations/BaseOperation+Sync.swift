@@ -14,10 +14,7 @@ extension BaseOperation {
     /// queue: it starts the operation itself.
     @discardableResult
     public func syncStart() -> Self {
-        let finished = DispatchSemaphore(value: 0)
-        whenFinal { finished.signal() }
-        start()
-        finished.wait()
+        startAndWait()
         return self
     }
 

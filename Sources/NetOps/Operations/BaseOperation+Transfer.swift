@@ -93,6 +93,11 @@ extension BaseOperation {
         if stale { handle.cancel() }
     }
 
+    /// The current progress and the closures and delegate to tell. Call with the lock held.
+    func progressReportLocked() -> ProgressReport {
+        ProgressReport(progress: storage.progress, handlers: storage.progressHandlers, delegate: storage.delegate)
+    }
+
     /// True when events of `attempt` still matter. Call with the lock held.
     func isCurrent(_ attempt: UInt64) -> Bool {
         storage.attempt == attempt && machine.current == .running
@@ -138,7 +143,7 @@ extension BaseOperation {
             do {
                 try sink.append(data)
                 storage.progress.bytesReceived = sink.bytesKept
-                effects.progress = storage.progress
+                effects.progress = progressReportLocked()
             } catch {
                 storage.error = fileError(error)
                 apply({ $0.abort() }, to: &effects)
@@ -152,7 +157,7 @@ extension BaseOperation {
             storage.lastActivity = .now()
             storage.progress.bytesSent = sent
             storage.progress.totalBytesToSend = expected
-            effects.progress = storage.progress
+            effects.progress = progressReportLocked()
         }
     }
 

@@ -80,11 +80,19 @@ public class BaseOperation: Operation, @unchecked Sendable {
         var postFinished = false
         var newState: OperationState?
         var becameFinal = false
-        var progress: TransferProgress?
+        var progress: ProgressReport?
         var stopHandle: (any TransferHandle)?
         var begin: PreparedTransfer?
         var parked = false
         var unparked = false
+    }
+
+    /// Progress and who to tell, taken under the lock in the same hold that recorded it, so the
+    /// per-chunk path takes the lock once.
+    struct ProgressReport {
+        let progress: TransferProgress
+        let handlers: [@Sendable (BaseOperation, TransferProgress) -> Void]
+        let delegate: (any NetworkOperationDelegate)?
     }
 
     /// A transfer ready to hand to the engine.
@@ -314,7 +322,10 @@ public class BaseOperation: Operation, @unchecked Sendable {
         }
         if let state = effects.newState { notifyState(state) }
         if let begin = effects.begin { launch(begin) }
-        if let progress = effects.progress { notifyProgress(progress) }
+        if let report = effects.progress {
+            for handler in report.handlers { handler(self, report.progress) }
+            report.delegate?.operation(self, didUpdate: report.progress)
+        }
         guard effects.becameFinal || effects.postFinished else { return }
         if effects.becameFinal { runCompletions() }
         if effects.postExecuting, effects.postFinished {
