@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Templater", targets: ["Templater"]),
         .library(name: "Mapper", targets: ["Mapper"]),
         .library(name: "APILayer", targets: ["APILayer"]),
+        .library(name: "SampleAPI", targets: ["SampleAPI"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
         .executable(name: "apilayer", targets: ["APILayerTool"]),
     ],
@@ -68,6 +69,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "SampleAPI",
+            dependencies: ["APILayer", "NetOps", "Validator", "Mapper"],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "DemoServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -83,7 +89,7 @@ let package = Package(
         .executableTarget(
             name: "APILayerTool",
             dependencies: [
-                "NetOps", "Validator", "Templater", "Mapper", "APILayer", "DemoServer",
+                "NetOps", "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,6 +120,11 @@ let package = Package(
         .testTarget(
             name: "MapperTests",
             dependencies: ["Mapper"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "SampleAPITests",
+            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer"],
             swiftSettings: strictSettings
         ),
         .testTarget(

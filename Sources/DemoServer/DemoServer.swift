@@ -28,10 +28,12 @@ public final class DemoServer: Sendable {
     private let runTask: Task<Void, any Error>
     private let counters: NIOLockedValueBox<DemoServerStatistics>
     private let realms: TokenRealms
+    private let sampleServices: SampleServices
 
     private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
-                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms) {
+                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices) {
         self.realms = realms
+        self.sampleServices = sampleServices
         self.port = port
         self.host = host
         self.group = group
@@ -58,6 +60,8 @@ public final class DemoServer: Sendable {
         DemoRoutes.addUploadRoutes(to: router)
         let realms = TokenRealms()
         DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
+        let sampleServices = SampleServices()
+        DemoRoutes.addSampleAPIRoutes(to: router, services: sampleServices, realms: realms)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
@@ -80,7 +84,7 @@ public final class DemoServer: Sendable {
             let reason = await runTask.result.failureDescription
             throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
         }
-        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms)
+        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms, sampleServices: sampleServices)
     }
 
     /// Stops accepting connections, lets requests in flight end, and returns when the server is down.
@@ -92,6 +96,22 @@ public final class DemoServer: Sendable {
     /// The token authority of `realm` (made on first use): its settings and counters.
     public func tokenAuthority(realm: String) -> TokenAuthority {
         realms.authority(realm)
+    }
+
+    /// SampleService in `realm` (made on first use): its settings and call counts. Its methods
+    /// are at `api/{realm}/method/`, its tokens come from `realm/{realm}/oauth/token`.
+    public func sampleService(realm: String) -> SampleService {
+        sampleServices.service(realm)
+    }
+
+    /// The base URL of SampleService's methods in `realm`: `http://host:port/api/{realm}/method/`.
+    public func sampleAPIBaseURL(realm: String) -> URL {
+        baseURL.appendingPathComponent("api/\(realm)/method/", isDirectory: true)
+    }
+
+    /// The OAuth 2.0 token endpoint of `realm`.
+    public func tokenURL(realm: String) -> URL {
+        baseURL.appendingPathComponent("realm/\(realm)/oauth/token")
     }
 
     /// What the server has answered so far.

@@ -89,8 +89,13 @@ public final class TokenAuthority: Sendable {
                 usesLeft: state.snapshot.maxUses)
             state.refreshTokens.insert(refresh)
             let expiresIn = state.snapshot.lifetime.map { #","expires_in":\#(Int($0.rounded(.up)))"# } ?? ""
-            return (200, #"{"access_token":"\#(access)","token_type":"Bearer","refresh_token":"\#(refresh)"\#(expiresIn),"user_id":"42"}"#)
+            return (200, #"{"access_token":"\#(access)","token_type":"Bearer","refresh_token":"\#(refresh)"\#(expiresIn),"user_id":"1"}"#)
         }
+    }
+
+    /// Ends `token` (a logout): later requests with it are refused.
+    func revoke(_ token: String) {
+        state.withLockedValue { _ = $0.tokens.removeValue(forKey: token) }
     }
 
     /// Whether `token` may make one more request (using it up by one).

@@ -185,7 +185,7 @@ struct AuthenticationTests {
         let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
         try await operation.run()
         #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
-        #expect(coordinator.token?.userID == "42")
+        #expect(coordinator.token?.userID == "1")
 
         let wrong = OAuthClientCredentialsAuthenticator(
             tokenURL: base.appendingPathComponent("oauth/token"), clientID: "demo-client", clientSecret: "nope")

@@ -173,6 +173,8 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
     public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
+        // A request sent without a token (an upload server, a public endpoint) has no token to refresh.
+        if operation.userInfo[Self.withoutTokenKey] as? Bool == true { return .useDefault }
         let unauthorized = response.statusCode == 401 || (configuration.bodySaysUnauthorized?(body) ?? false)
         guard unauthorized else { return .useDefault }
         let used = operation.userInfo[Self.versionKey] as? Int

@@ -34,7 +34,8 @@ extension DemoRoutes {
         digest.map { String(format: "%02x", $0) }.joined()
     }
 
-    private static func boundary(of contentType: String) -> String? {
+    /// The boundary of a `multipart/form-data` content type, or nil for another type.
+    static func boundary(of contentType: String) -> String? {
         guard contentType.lowercased().hasPrefix("multipart/form-data") else { return nil }
         for parameter in contentType.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -83,7 +84,31 @@ extension DemoRoutes {
         return described
     }
 
-    private static func dispositionParameter(_ name: String, in disposition: String) -> String? {
+    /// The bytes of the first part of a multipart body that carries a file name, or nil when no
+    /// part does.
+    static func firstFile(in body: ByteBuffer, boundary: String) throws -> Data? {
+        let parser = MultipartParser(boundary: boundary)
+        var headers: [String: String] = [:]
+        var current = Data()
+        var found: Data?
+        parser.onHeader = { name, value in headers[name.lowercased()] = value }
+        parser.onBody = { buffer in
+            if found == nil { current.append(contentsOf: buffer.readableBytesView) }
+            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
+        }
+        parser.onPartComplete = {
+            if found == nil, dispositionParameter("filename", in: headers["content-disposition"] ?? "") != nil {
+                found = current
+            }
+            headers = [:]
+            current = Data()
+        }
+        try parser.execute(body)
+        return found
+    }
+
+    /// A parameter (`name`, `filename`) of a `Content-Disposition` header value.
+    static func dispositionParameter(_ name: String, in disposition: String) -> String? {
         for parameter in disposition.split(separator: ";").dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if pair.count == 2, pair[0] == name {
