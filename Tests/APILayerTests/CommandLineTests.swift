@@ -90,3 +90,36 @@ struct ValidateCommandTests {
         #expect(templateError.error.contains("noSuchRule"))
     }
 }
+
+/// `apilayer demo --json`: the main job runs to the end and its summary says every check passed.
+@Suite(.timeLimit(.minutes(2)))
+struct DemoCommandTests {
+    struct Summary: Decodable {
+        struct Check: Decodable {
+            let section: String
+            let passed: Bool
+            let detail: String
+        }
+
+        let passed: Int
+        let failed: Int
+        let sections: Int
+        let seconds: Double
+        let figures: [String: Double]
+        let checks: [Check]
+    }
+
+    @Test func demoJSONSummaryReportsEveryCheckPassed() throws {
+        let result = try APILayerExecutable.run(["demo", "--json"])
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(result.output.utf8))
+        let failures = summary.checks.filter { !$0.passed }.map { "\($0.section): \($0.detail)" }
+        #expect(result.status == 0, "\(failures) \(result.error)")
+        #expect(summary.failed == 0, "\(failures)")
+        #expect(summary.passed == summary.checks.count && summary.passed >= 17)
+        #expect(summary.sections == 11)
+        #expect(summary.figures["refreshes"] == 1)
+        #expect(Set(summary.checks.map(\.section)).count == summary.sections)
+        // Token values never reach the output.
+        #expect(!result.output.contains("at-") && !result.error.contains("at-"))
+    }
+}

@@ -1,0 +1,50 @@
+import APILayer
+import ArgumentParser
+import DemoServer
+import Foundation
+import SampleAPI
+import SampleTemplates
+import Templater
+
+/// `apilayer demo`: starts DemoServer on an ephemeral port and runs a scenario through every
+/// layer — SampleAPI's methods through APIManager, the Validator and the Mapper, tokens that
+/// expire, group operations, transfers with progress, owner cancellation, stubs — printing what
+/// happens section by section, then a summary.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Run the whole stack against an embedded server and print what happens."
+    )
+
+    @Flag(help: "Print only the summary, as JSON.")
+    var json = false
+
+    func run() async throws {
+        let report = DemoReport(quiet: json)
+        let server = try await DemoServer.start()
+        report.say("DemoServer listening on \(server.baseURL.absoluteString)")
+
+        let templates = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-demo-templates-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: templates) }
+        let store = TemplateStore(directory: templates)
+        let unpacked = try store.unarchiveDefaultTemplates(from: SampleTemplates.archiveURL)
+        report.say("Templates: \(unpacked.installed.count) unpacked from \(SampleTemplates.archiveURL.lastPathComponent)")
+
+        // The demo prints its own account of what happens; the library's log keeps to warnings.
+        var logger = APIManager.logger
+        logger.logLevel = .warning
+        APIManager.logger = logger
+        let realm = "demo"
+        let coordinator = SampleAPI.prepareAPIManager(
+            baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
+            store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-demo")), templates: store)
+        report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
+
+        let scenario = DemoScenario(server: server, realm: realm, coordinator: coordinator, report: report)
+        await scenario.runAll()
+        APIManager.removeAuthentication()
+        await server.stop()
+        report.finish(json: json)
+        if report.failures > 0 { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,51 @@
+import APILayer
+import Crypto
+import DemoServer
+import Foundation
+
+/// The demo's scenario: one method per section, each printing what happens and checking it.
+struct DemoScenario {
+    let server: DemoServer
+    let realm: String
+    let coordinator: AuthenticationCoordinator
+    let report: DemoReport
+
+    /// SampleService's state in the demo's realm.
+    var service: SampleService { server.sampleService(realm: realm) }
+    /// The demo realm's token authority.
+    var tokens: TokenAuthority { server.tokenAuthority(realm: realm) }
+
+    func runAll() async {
+        await usersValidatedAndMapped()
+        await pagination()
+        await brokenTemplate()
+        await expiredToken()
+        await profileScreen()
+        await photoUploadAndDownload()
+        await suspendAndResume()
+        await ownerCancellation()
+        await timeouts()
+        await stubsOffline()
+        await logout()
+    }
+
+    /// The absolute URL of a DemoServer route.
+    func url(_ path: String) -> URL {
+        URL(string: path, relativeTo: server.baseURL)!.absoluteURL
+    }
+
+    /// Lowercase hex SHA-256.
+    func hex(_ data: Data) -> String {
+        SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Milliseconds since `start`, rounded.
+    func milliseconds(since start: Date) -> Double {
+        (Date().timeIntervalSince(start) * 1_000).rounded()
+    }
+
+    /// A failure line for a check that could not run.
+    func failed(_ what: String, _ error: any Error) {
+        report.check(false, "\(what): \(error)")
+    }
+}
