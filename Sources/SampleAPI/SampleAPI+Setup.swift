@@ -19,7 +19,7 @@ extension SampleAPI {
     /// ```swift
     /// SampleAPI.prepareAPIManager(baseURL: URL(string: "https://api.example.com/method/")!,
     ///                             tokenURL: URL(string: "https://api.example.com/oauth/token")!,
-    ///                             store: try FileTokenStore(directory: stateDirectory))
+    ///                             store: FileTokenStore(service: "my-service"))
     /// let me = try await APIManager.users().first
     /// ```
     /// - Parameters:
