@@ -64,6 +64,8 @@ struct PostponementTests {
         await waiter.value
         #expect(returned.withLock { $0 })
         #expect(operation.state == .successFinished)
+        // Replayed directly, not through `performPostponedOperations`: it left the registry too.
+        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
     }
 
     @Test func failingParkedOperationsReleasesEveryWaiter() async throws {
