@@ -95,24 +95,30 @@ extension DemoScenario {
             failed("profile", error)
         }
 
-        // The same screen on a slow server (2 s per call), closed before it loads.
+        // A screen holding that group and one more call, on a slow server (2 s per call),
+        // closed before it loads: one cancel reaches the nested group's requests too.
         service.latency = 2
         defer { service.latency = 0 }
-        let calls = service.callCounts
-        let group = APIManager.profile(of: 3)
+        let callsBefore = service.callCounts.values.reduce(0, +)
+        let nested = APIManager.profile(of: 3)
+        let screen = GroupOperation<Void> { context in
+            async let profile = context.run(nested)
+            async let friends = APIManager.friends(of: 3, count: 5)
+            _ = try await (profile, friends)
+        }
         let queue = OperationQueue()
-        queue.addOperation(group)
+        queue.addOperation(screen)
         let waitStarted = Date()
-        while service.callCounts.values.reduce(0, +) < calls.values.reduce(0, +) + 3, Date().timeIntervalSince(waitStarted) < 5 {
+        while service.callCounts.values.reduce(0, +) < callsBefore + 4, Date().timeIntervalSince(waitStarted) < 5 {
             try? await Task.sleep(for: .milliseconds(5))
         }
         let started = Date()
-        group.cancel()
-        await group.finished()
+        screen.cancel()
+        await screen.finished()
         let elapsed = milliseconds(since: started)
         report.figure("profile-cancel-ms", elapsed)
-        report.check(group.state == .cancelled && elapsed < 1_000,
-                     "closed mid-load: the group and its 3 running requests cancelled in \(Int(elapsed)) ms (the server would take 2 s)")
+        report.check(screen.state == .cancelled && nested.state == .cancelled && elapsed < 1_000,
+                     "screen closed mid-load: the outer group, the nested profile group and their 4 requests cancelled in \(Int(elapsed)) ms (the server would take 2 s)")
     }
 
     func stubsOffline() async {
