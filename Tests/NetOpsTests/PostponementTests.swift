@@ -23,7 +23,10 @@ struct PostponementTests {
         operation.interceptor = NeedsFreshCredential()
         operation.start()
         let deadline = Date(timeIntervalSinceNow: 10)
-        while !operation.isPostponed, Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        // Parked first (under the operation's lock), then listed in the registry.
+        while !operation.isPostponed || !BaseOperation.postponedOperations.contains(where: { $0 === operation }), Date() < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return operation
     }
 

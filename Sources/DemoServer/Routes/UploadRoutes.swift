@@ -85,26 +85,26 @@ extension DemoRoutes {
     }
 
     /// The bytes of the first part of a multipart body that carries a file name, or nil when no
-    /// part does.
-    static func firstFile(in body: ByteBuffer, boundary: String) throws -> Data? {
-        let parser = MultipartParser(boundary: boundary)
-        var headers: [String: String] = [:]
-        var current = Data()
-        var found: Data?
-        parser.onHeader = { name, value in headers[name.lowercased()] = value }
-        parser.onBody = { buffer in
-            if found == nil { current.append(contentsOf: buffer.readableBytesView) }
-            buffer.moveReaderIndex(forwardBy: buffer.readableBytes)
-        }
-        parser.onPartComplete = {
-            if found == nil, dispositionParameter("filename", in: headers["content-disposition"] ?? "") != nil {
-                found = current
+    /// part does (or the body is not well formed).
+    ///
+    /// Searches for the delimiters with `Data.range(of:)` rather than a byte-by-byte parser, so
+    /// that large photos are quick to take apart even in a debug or sanitizer build.
+    static func firstFile(in body: ByteBuffer, boundary: String) -> Data? {
+        let data = Data(buffer: body)
+        let opening = Data("--\(boundary)".utf8)
+        let closing = Data("\r\n--\(boundary)".utf8)
+        let blankLine = Data("\r\n\r\n".utf8)
+        guard var part = data.range(of: opening) else { return nil }
+        while let headersEnd = data.range(of: blankLine, in: part.upperBound..<data.endIndex),
+              let next = data.range(of: closing, in: headersEnd.upperBound..<data.endIndex) {
+            let headers = String(decoding: data[part.upperBound..<headersEnd.lowerBound], as: UTF8.self)
+            let disposition = headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-disposition:") }
+            if let disposition, dispositionParameter("filename", in: String(disposition)) != nil {
+                return data.subdata(in: headersEnd.upperBound..<next.lowerBound)
             }
-            headers = [:]
-            current = Data()
+            part = next
         }
-        try parser.execute(body)
-        return found
+        return nil
     }
 
     /// A parameter (`name`, `filename`) of a `Content-Disposition` header value.

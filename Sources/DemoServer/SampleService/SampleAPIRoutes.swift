@@ -52,7 +52,7 @@ extension DemoRoutes {
                 return json(#"{"error":"expected multipart/form-data"}"#, status: .badRequest)
             }
             let body = try await request.body.collect(upTo: 64 << 20)
-            guard let file = try firstFile(in: body, boundary: boundary) else {
+            guard let file = firstFile(in: body, boundary: boundary) else {
                 return json(#"{"error":"no file part"}"#, status: .badRequest)
             }
             guard let receipt = service.acceptUpload(file, ticket: ticket) else {
