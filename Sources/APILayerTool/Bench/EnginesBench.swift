@@ -76,8 +76,9 @@ struct EnginesBench: AsyncParsableCommand {
         for concurrency in [1, 8, 64] {
             let results = measure(variants, concurrency: concurrency)
             for (variant, result) in zip(variants, results) {
-                notes.append(String(
-                    format: "%-20@  %2d  %8.0f  %6.3f  %6.3f  %6.3f", variant.name as NSString, concurrency,
+                let name = variant.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                notes.append(name + String(
+                    format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                     result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
             let (nio, rawAHC, rawURL) = (results[0], results[1], results[3])
