@@ -6,24 +6,24 @@ import Testing
 /// never a crash.
 @Suite(.timeLimit(.minutes(1)))
 struct BadInputTests {
-    @Test func invalidURL() async throws {
-        let operation = DTO.get("not a url")
+    @Test(arguments: TestEngine.allCases) func invalidURL(_ engine: TestEngine) async throws {
+        let operation = DTO.get("not a url").on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.state == .failedFinished)
         #expect(operation.error?.kind == .invalidURL("not a url"))
         #expect(operation.error?.description.contains("not a url") == true)
     }
 
-    @Test func unsupportedScheme() async throws {
-        let operation = DTO.get("ftp2://127.0.0.1/file")
+    @Test(arguments: TestEngine.allCases) func unsupportedScheme(_ engine: TestEngine) async throws {
+        let operation = DTO.get("ftp2://127.0.0.1/file").on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.error?.kind == .unsupportedScheme("ftp2"))
         #expect(operation.error?.url?.absoluteString == "ftp2://127.0.0.1/file")
     }
 
-    @Test func closedPort() async throws {
+    @Test(arguments: TestEngine.allCases) func closedPort(_ engine: TestEngine) async throws {
         let port = try unusedPort()
-        let operation = DTO.get("http://127.0.0.1:\(port)/json")
+        let operation = DTO.get("http://127.0.0.1:\(port)/json").on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         guard case .cannotConnect = operation.error?.kind else {
             Issue.record("expected cannotConnect, got \(String(describing: operation.error))")
@@ -33,12 +33,12 @@ struct BadInputTests {
     }
 
     /// The server promises a length, sends half and closes the connection.
-    @Test(arguments: [false, true])
-    func connectionClosedMidBody(download: Bool) async throws {
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func connectionClosedMidBody(_ engine: TestEngine, download: Bool) async throws {
         let url = try await TestServer.url("truncated/\(1 << 20)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let operation: BaseOperation = download ? DO.get(url, to: directory.appendingPathComponent("f")) : DTO.get(url)
+        let operation: BaseOperation = download ? DO.get(url, to: directory.appendingPathComponent("f")).on(engine) : DTO.get(url).on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.state == .failedFinished)
         switch operation.error?.kind {
@@ -50,8 +50,8 @@ struct BadInputTests {
         }
     }
 
-    @Test func unencodableJSONParameters() async throws {
-        let operation = DTO.post(try await TestServer.url("echo"), parameters: ["date": Date()])
+    @Test(arguments: TestEngine.allCases) func unencodableJSONParameters(_ engine: TestEngine) async throws {
+        let operation = DTO.post(try await TestServer.url("echo"), parameters: ["date": Date()]).on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         guard case .invalidBody = operation.error?.kind else {
             Issue.record("expected invalidBody, got \(String(describing: operation.error))")

@@ -6,9 +6,9 @@ import Testing
 /// runs exactly once.
 @Suite(.timeLimit(.minutes(1)))
 struct CancellationTests {
-    @Test func beforeStart() async throws {
+    @Test(arguments: TestEngine.allCases) func beforeStart(_ engine: TestEngine) async throws {
         let calls = Counter()
-        let operation = DTO.get(try await TestServer.url("json")).onCompletion { _ in calls.increment() }
+        let operation = DTO.get(try await TestServer.url("json")).on(engine).onCompletion { _ in calls.increment() }
         operation.cancel()
         #expect(operation.state == .cancelled)
         #expect(operation.isCancelled)
@@ -21,13 +21,13 @@ struct CancellationTests {
         #expect(operation.error?.kind == .cancelled)
     }
 
-    @Test func whileQueued() async throws {
+    @Test(arguments: TestEngine.allCases) func whileQueued(_ engine: TestEngine) async throws {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.isSuspended = true
         let calls = Counter()
         let url = try await TestServer.url("json")
-        let operations = (0..<5).map { _ in DTO.get(url).onCompletion { _ in calls.increment() } }
+        let operations = (0..<5).map { _ in DTO.get(url).on(engine).onCompletion { _ in calls.increment() } }
         for operation in operations { queue.addOperation(operation) }
         for operation in operations { operation.cancel() }
         queue.isSuspended = false
@@ -36,9 +36,9 @@ struct CancellationTests {
         #expect(calls.value == 5)
     }
 
-    @Test func midFlight() async throws {
+    @Test(arguments: TestEngine.allCases) func midFlight(_ engine: TestEngine) async throws {
         let calls = Counter()
-        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).onCompletion { _ in calls.increment() }
+        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).on(engine).onCompletion { _ in calls.increment() }
         let queue = OperationQueue()
         queue.addOperation(operation)
         #expect(await eventually { operation.progress.bytesReceived > 0 })
@@ -51,9 +51,9 @@ struct CancellationTests {
         #expect(calls.value == 1)
     }
 
-    @Test func whileSuspended() async throws {
+    @Test(arguments: TestEngine.allCases) func whileSuspended(_ engine: TestEngine) async throws {
         let calls = Counter()
-        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).onCompletion { _ in calls.increment() }
+        let operation = DTO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")).on(engine).onCompletion { _ in calls.increment() }
         operation.start()
         #expect(await eventually { operation.progress.bytesReceived > 0 })
         #expect(operation.suspend())
@@ -65,10 +65,10 @@ struct CancellationTests {
         #expect(calls.value == 1)
     }
 
-    @Test func cancellingADownloadLeavesNoFile() async throws {
+    @Test(arguments: TestEngine.allCases) func cancellingADownloadLeavesNoFile(_ engine: TestEngine) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let operation = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("file"))
+        let operation = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("file")).on(engine)
         operation.start()
         #expect(await eventually { operation.progress.bytesReceived > 0 })
         operation.cancel()
@@ -77,10 +77,10 @@ struct CancellationTests {
     }
 
     /// Cancel racing with completion from many threads: still exactly one completion each.
-    @Test func cancelRacingCompletion() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelRacingCompletion(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let calls = Counter()
-        let operations = (0..<200).map { _ in DTO.get(url).onCompletion { _ in calls.increment() } }
+        let operations = (0..<200).map { _ in DTO.get(url).on(engine).onCompletion { _ in calls.increment() } }
         for operation in operations { operation.start() }
         await onThreads(4) { index in
             for (position, operation) in operations.enumerated() where position % 4 == index { operation.cancel() }

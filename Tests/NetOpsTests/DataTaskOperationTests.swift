@@ -14,8 +14,8 @@ struct DataTaskOperationTests {
         let body: String
     }
 
-    @Test func getJSON() async throws {
-        let operation = try await DTO.get(TestServer.url("json")).run()
+    @Test(arguments: TestEngine.allCases) func getJSON(_ engine: TestEngine) async throws {
+        let operation = try await DTO.get(TestServer.url("json")).on(engine).run()
         #expect(operation.state == .successFinished)
         #expect(operation.statusCode == 200)
         #expect(operation.error == nil)
@@ -30,16 +30,16 @@ struct DataTaskOperationTests {
         var testDescription: String { method.rawValue }
     }
 
-    @Test(arguments: [
+    @Test(arguments: TestEngine.allCases, [
         MethodCase(method: .get, parametersInQuery: true),
         MethodCase(method: .delete, parametersInQuery: true),
         MethodCase(method: .post, parametersInQuery: false),
         MethodCase(method: .put, parametersInQuery: false),
         MethodCase(method: .patch, parametersInQuery: false),
     ])
-    func parametersGoWhereTheMethodSays(_ testCase: MethodCase) async throws {
+    func parametersGoWhereTheMethodSays(_ engine: TestEngine, _ testCase: MethodCase) async throws {
         let parameters: Parameters = ["user_ids": 7, "fields": "photo_100 city", "flag": true]
-        let operation = try await DTO.request(testCase.method, TestServer.url("echo"), parameters: parameters, headers: ["X-Trace": "abc"]).run()
+        let operation = try await DTO.request(testCase.method, TestServer.url("echo"), parameters: parameters, headers: ["X-Trace": "abc"]).on(engine).run()
         let echo = try operation.decode(Echo.self)
         #expect(echo.method == testCase.method.rawValue)
         #expect(echo.headers["x-trace"] == "abc")
@@ -54,23 +54,23 @@ struct DataTaskOperationTests {
         }
     }
 
-    @Test func formEncodingEscapesAndSortsKeys() async throws {
-        let operation = try await DTO.post(TestServer.url("echo"), parameters: ["b": "x y&z", "a": [1, 2]], encoding: .form).run()
+    @Test(arguments: TestEngine.allCases) func formEncodingEscapesAndSortsKeys(_ engine: TestEngine) async throws {
+        let operation = try await DTO.post(TestServer.url("echo"), parameters: ["b": "x y&z", "a": [1, 2]], encoding: .form).on(engine).run()
         let echo = try operation.decode(Echo.self)
         #expect(echo.body == "a=1&a=2&b=x%20y%26z")
         #expect(echo.headers["content-type"]?.hasPrefix("application/x-www-form-urlencoded") == true)
     }
 
-    @Test(arguments: [404, 418, 500, 503])
-    func unacceptedStatusFailsButKeepsBody(_ status: Int) async throws {
-        let operation = await syncStartDetached(DTO.get(try await TestServer.url("status/\(status)")))
+    @Test(arguments: TestEngine.allCases, [404, 418, 500, 503])
+    func unacceptedStatusFailsButKeepsBody(_ engine: TestEngine, _ status: Int) async throws {
+        let operation = await syncStartDetached(DTO.get(try await TestServer.url("status/\(status)")).on(engine))
         #expect(operation.state == .failedFinished)
         #expect(operation.error?.httpStatus == status)
         #expect(String(decoding: operation.receivedData, as: UTF8.self).contains("\(status)"))
     }
 
-    @Test func acceptableStatusCodesCanWiden() async throws {
-        let operation = DTO.get(try await TestServer.url("status/404"))
+    @Test(arguments: TestEngine.allCases) func acceptableStatusCodesCanWiden(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("status/404")).on(engine)
         operation.acceptableStatusCodes = [200, 404]
         try await operation.run()
         #expect(operation.state == .successFinished)
@@ -79,9 +79,9 @@ struct DataTaskOperationTests {
 
     /// FoundationNetworking hangs forever on a 401 with `WWW-Authenticate` unless the delegate
     /// answers the challenge: the operation must end with the plain 401.
-    @Test(.timeLimit(.minutes(1)), arguments: ["auth/challenge", "auth/plain"])
-    func unauthorizedEndsAsAn401(_ path: String) async throws {
-        let operation = DTO.get(try await TestServer.url(path))
+    @Test(.timeLimit(.minutes(1)), arguments: TestEngine.allCases, ["auth/challenge", "auth/plain"])
+    func unauthorizedEndsAsAn401(_ engine: TestEngine, _ path: String) async throws {
+        let operation = DTO.get(try await TestServer.url(path)).on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.state == .failedFinished)
         #expect(operation.statusCode == 401)
@@ -89,15 +89,15 @@ struct DataTaskOperationTests {
         #expect(String(decoding: operation.receivedData, as: UTF8.self).contains("unauthorized"))
     }
 
-    @Test func largeBodyArrivesWhole() async throws {
+    @Test(arguments: TestEngine.allCases) func largeBodyArrivesWhole(_ engine: TestEngine) async throws {
         let size = 8 << 20
-        let operation = try await DTO.get(TestServer.url("bytes/\(size)")).run()
+        let operation = try await DTO.get(TestServer.url("bytes/\(size)")).on(engine).run()
         #expect(operation.receivedData.count == size)
         #expect(sha256(operation.receivedData) == payloadSHA256(size: size))
     }
 
-    @Test func updateRequestBeforeStartOnly() async throws {
-        let operation = DTO.get(try await TestServer.url("echo"))
+    @Test(arguments: TestEngine.allCases) func updateRequestBeforeStartOnly(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("echo")).on(engine)
         #expect(operation.updateRequest { $0.setValue("1", forHTTPHeaderField: "X-Added") })
         try await operation.run()
         #expect(try operation.decode(Echo.self).headers["x-added"] == "1")

@@ -9,15 +9,15 @@ import Testing
 struct GroupOperationTests {
     // MARK: Bodies
 
-    @Test func syncBodyCombinesTwoDataOperations() async throws {
+    @Test(arguments: TestEngine.allCases) func syncBodyCombinesTwoDataOperations(_ engine: TestEngine) async throws {
         let json = try await TestServer.url("json")
         let bytes = try await TestServer.url("bytes/1000")
         let group = GO<Int>(sync: { _ in
-            let first = DTO.get(json).syncStart()
-            let second = DTO.get(bytes).syncStart()
+            let first = DTO.get(json).on(engine).syncStart()
+            let second = DTO.get(bytes).on(engine).syncStart()
             return first.receivedData.count + second.receivedData.count
         })
-        let expected = try await DTO.get(json).run().receivedData.count + 1000
+        let expected = try await DTO.get(json).on(engine).run().receivedData.count + 1000
         let total = try await group.run()
         #expect(total == expected)
         #expect(group.result == expected)
@@ -26,24 +26,24 @@ struct GroupOperationTests {
         #expect(group.isFinished && !group.isExecuting)
     }
 
-    @Test func syncStartOfASyncBodyGroupOnAThread() async throws {
+    @Test(arguments: TestEngine.allCases) func syncStartOfASyncBodyGroupOnAThread(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("bytes/2048")
         let counts = Recorder<Int?>()
         await onThreads(2) { _ in
             let group = GO<Int>(sync: { context in
-                try context.syncRun(DTO.get(url)).receivedData.count
+                try context.syncRun(DTO.get(url).on(engine)).receivedData.count
             }).syncStart()
             counts.append(group.result)
         }
         #expect(counts.all == [2048, 2048])
     }
 
-    @Test func asyncBodyAwaitsOperations() async throws {
+    @Test(arguments: TestEngine.allCases) func asyncBodyAwaitsOperations(_ engine: TestEngine) async throws {
         let json = try await TestServer.url("json")
         let bytes = try await TestServer.url("bytes/4096")
         let group = GO<[Int]> { context in
-            async let first = context.run(DTO.get(json))
-            async let second = context.run(DTO.get(bytes))
+            async let first = context.run(DTO.get(json).on(engine))
+            async let second = context.run(DTO.get(bytes).on(engine))
             return try await [first.receivedData.count, second.receivedData.count]
         }
         let counts = try await group.run()
@@ -52,31 +52,31 @@ struct GroupOperationTests {
         #expect(group.state == .successFinished)
     }
 
-    @Test func nestsThreeLevelsMixingBodies() async throws {
+    @Test(arguments: TestEngine.allCases) func nestsThreeLevelsMixingBodies(_ engine: TestEngine) async throws {
         let url = { (size: Int) in try await TestServer.url("bytes/\(size)") }
         let (small, medium, large) = (try await url(10), try await url(100), try await url(1000))
         let outer = GO<Int> { context in
             let middle = GO<Int>(sync: { context in
                 let inner = GO<Int> { context in
-                    try await context.run(DTO.get(large)).receivedData.count
+                    try await context.run(DTO.get(large).on(engine)).receivedData.count
                 }
                 let innerCount = try context.syncRun(inner)
-                return innerCount + DTO.get(medium).syncStart().receivedData.count
+                return innerCount + DTO.get(medium).on(engine).syncStart().receivedData.count
             })
             let middleCount = try await context.run(middle)
-            return middleCount + (try await context.run(DTO.get(small)).receivedData.count)
+            return middleCount + (try await context.run(DTO.get(small).on(engine)).receivedData.count)
         }
         #expect(try await outer.run() == 1110)
     }
 
-    @Test func inAQueueAfterADependency() async throws {
+    @Test(arguments: TestEngine.allCases) func inAQueueAfterADependency(_ engine: TestEngine) async throws {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
-        let first = DTO.get(try await TestServer.url("bytes/321"))
+        let first = DTO.get(try await TestServer.url("bytes/321")).on(engine)
         let bytes = try await TestServer.url("bytes/1000")
         let group = GO<Int>(sync: { _ in
             // The dependency has ended before the group starts.
-            first.receivedData.count + DTO.get(bytes).syncStart().receivedData.count
+            first.receivedData.count + DTO.get(bytes).on(engine).syncStart().receivedData.count
         })
         group.addDependency(first)
         queue.addOperation(group)
@@ -90,13 +90,13 @@ struct GroupOperationTests {
 
     // MARK: Failure policies
 
-    @Test func failingChildFailsTheGroupByDefault() async throws {
+    @Test(arguments: TestEngine.allCases) func failingChildFailsTheGroupByDefault(_ engine: TestEngine) async throws {
         let failing = try await TestServer.url("status/500")
         let slowURL = try await TestServer.url("delay?seconds=10")
-        let slow = DTO.get(slowURL)
+        let slow = DTO.get(slowURL).on(engine)
         let group = GO<String>(sync: { _ in
             slow.start()
-            _ = DTO.get(failing).syncStart()
+            _ = DTO.get(failing).on(engine).syncStart()
             return "ignored"
         })
         await #expect(throws: NetOpsError.self) { try await group.run() }
@@ -107,11 +107,11 @@ struct GroupOperationTests {
         #expect(await eventually { slow.state == .cancelled }, "the sibling still running is cancelled")
     }
 
-    @Test func awaitedChildFailureFailsAnAsyncGroup() async throws {
+    @Test(arguments: TestEngine.allCases) func awaitedChildFailureFailsAnAsyncGroup(_ engine: TestEngine) async throws {
         let failing = try await TestServer.url("status/404")
         let ranAfter = Locked(false)
         let group = GO<Int> { context in
-            try await context.run(DTO.get(failing))
+            try await context.run(DTO.get(failing).on(engine))
             ranAfter.withLock { $0 = true }
             return 1
         }
@@ -120,13 +120,13 @@ struct GroupOperationTests {
         #expect(!ranAfter.withLock { $0 })
     }
 
-    @Test func collectsPartialResults() async throws {
+    @Test(arguments: TestEngine.allCases) func collectsPartialResults(_ engine: TestEngine) async throws {
         let json = try await TestServer.url("json")
         let missing = try await TestServer.url("status/404")
         let group = GO<(Int, Int)>(policy: .collectPartialResults, sync: { context in
-            let good = DTO.get(json).syncStart()
-            _ = DTO.get(missing).syncStart()
-            let alsoGood = DTO.get(json).syncStart()
+            let good = DTO.get(json).on(engine).syncStart()
+            _ = DTO.get(missing).on(engine).syncStart()
+            let alsoGood = DTO.get(json).on(engine).syncStart()
             return (good.receivedData.count + alsoGood.receivedData.count, context.failures.count)
         })
         let (bytes, failureCount) = try await group.run()
@@ -137,11 +137,11 @@ struct GroupOperationTests {
         #expect((group.failures.first?.error as? NetOpsError)?.httpStatus == 404)
     }
 
-    @Test func aFailingNestedGroupFailsItsParent() async throws {
+    @Test(arguments: TestEngine.allCases) func aFailingNestedGroupFailsItsParent(_ engine: TestEngine) async throws {
         let failing = try await TestServer.url("status/503")
         let outer = GO<Int> { context in
             let inner = GO<Int>(policy: .collectPartialResults, sync: { context in
-                _ = DTO.get(failing).syncStart()
+                _ = DTO.get(failing).on(engine).syncStart()
                 throw context.failures.first?.error ?? GroupError.cancelled
             })
             inner.start()
@@ -154,29 +154,29 @@ struct GroupOperationTests {
 
     // MARK: Combinators
 
-    @Test func combineKeepsTheOrder() async throws {
+    @Test(arguments: TestEngine.allCases) func combineKeepsTheOrder(_ engine: TestEngine) async throws {
         let sizes = [300, 10, 2000]
         var operations: [DTO] = []
-        for size in sizes { operations.append(DTO.get(try await TestServer.url("bytes/\(size)"))) }
+        for size in sizes { operations.append(DTO.get(try await TestServer.url("bytes/\(size)")).on(engine)) }
         let group = GroupOperation.combine(operations)
         let done = try await group.run()
         #expect(done.map(\.receivedData.count) == sizes)
         #expect(done.allSatisfy { $0.state == .successFinished })
     }
 
-    @Test func combineFailsFastAndCancelsTheRest() async throws {
-        let slow = DTO.get(try await TestServer.url("delay?seconds=10"))
-        let failing = DTO.get(try await TestServer.url("status/500"))
+    @Test(arguments: TestEngine.allCases) func combineFailsFastAndCancelsTheRest(_ engine: TestEngine) async throws {
+        let slow = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
+        let failing = DTO.get(try await TestServer.url("status/500")).on(engine)
         let group = GroupOperation.combine([slow, failing])
         await #expect(throws: NetOpsError.self) { try await group.run() }
         #expect((group.error as? NetOpsError)?.httpStatus == 500)
         #expect(await eventually { slow.state == .cancelled })
     }
 
-    @Test func combineToleranceKeepsWhatSucceeded() async throws {
-        let good = DTO.get(try await TestServer.url("bytes/64"))
-        let bad = DTO.get(try await TestServer.url("status/500"))
-        let alsoGood = DTO.get(try await TestServer.url("json"))
+    @Test(arguments: TestEngine.allCases) func combineToleranceKeepsWhatSucceeded(_ engine: TestEngine) async throws {
+        let good = DTO.get(try await TestServer.url("bytes/64")).on(engine)
+        let bad = DTO.get(try await TestServer.url("status/500")).on(engine)
+        let alsoGood = DTO.get(try await TestServer.url("json")).on(engine)
         let group = GroupOperation.combineTolerance([good, bad, alsoGood])
         let partial = try await group.run()
         #expect(partial.succeeded.map { ObjectIdentifier($0) } == [ObjectIdentifier(good), ObjectIdentifier(alsoGood)])
@@ -186,10 +186,10 @@ struct GroupOperationTests {
         #expect(group.state == .successFinished)
     }
 
-    @Test func combineToleranceFailsOnlyWhenAllFail() async throws {
+    @Test(arguments: TestEngine.allCases) func combineToleranceFailsOnlyWhenAllFail(_ engine: TestEngine) async throws {
         let group = GroupOperation.combineTolerance([
-            DTO.get(try await TestServer.url("status/500")),
-            DTO.get(try await TestServer.url("status/404")),
+            DTO.get(try await TestServer.url("status/500")).on(engine),
+            DTO.get(try await TestServer.url("status/404")).on(engine),
         ])
         await #expect(throws: GroupError.self) { try await group.run() }
         guard case let .allFailed(failures)? = group.error as? GroupError else {
@@ -199,21 +199,21 @@ struct GroupOperationTests {
         #expect(failures.compactMap { ($0.error as? NetOpsError)?.httpStatus } == [500, 404])
     }
 
-    @Test func chainBuildsTheSecondFromTheFirst() async throws {
+    @Test(arguments: TestEngine.allCases) func chainBuildsTheSecondFromTheFirst(_ engine: TestEngine) async throws {
         let base = try await TestServer.get().baseURL
-        let group = GroupOperation.chain(DTO.get(base.appendingPathComponent("bytes/77"))) { first in
-            DTO.get(base.appendingPathComponent("bytes/\(first.receivedData.count * 2)"))
+        let group = GroupOperation.chain(DTO.get(base.appendingPathComponent("bytes/77")).on(engine)) { first in
+            DTO.get(base.appendingPathComponent("bytes/\(first.receivedData.count * 2)")).on(engine)
         }
         let (first, second) = try await group.run()
         #expect(first.receivedData.count == 77)
         #expect(second.receivedData.count == 154)
     }
 
-    @Test func chainStopsWhenTheFirstFails() async throws {
+    @Test(arguments: TestEngine.allCases) func chainStopsWhenTheFirstFails(_ engine: TestEngine) async throws {
         let built = Counter()
-        let group = GroupOperation.chain(DTO.get(try await TestServer.url("status/500"))) { _ in
+        let group = GroupOperation.chain(DTO.get(try await TestServer.url("status/500")).on(engine)) { _ in
             built.increment()
-            return DTO.get("http://127.0.0.1:1/never")
+            return DTO.get("http://127.0.0.1:1/never").on(engine)
         }
         await #expect(throws: NetOpsError.self) { try await group.run() }
         #expect(built.value == 0)
@@ -224,8 +224,8 @@ struct GroupOperationTests {
     /// Outer (async) → middle (sync) → inner (async) → a 10-second request. Cancelling the outer
     /// group must end the request, two levels down, within 100 ms: measured from `cancel()` to
     /// the request's completion reporting `.cancelled`.
-    @Test func cancellingTheOuterGroupReachesTheInnermostRunningOperation() async throws {
-        let request = DTO.get(try await TestServer.url("delay?seconds=10"))
+    @Test(arguments: TestEngine.allCases) func cancellingTheOuterGroupReachesTheInnermostRunningOperation(_ engine: TestEngine) async throws {
+        let request = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
         let cancelledAt = Locked<UInt64?>(nil)
         let completedAt = Locked<(UInt64, OperationState)?>(nil)
         request.onCompletion { operation in
@@ -253,10 +253,10 @@ struct GroupOperationTests {
 
     /// The same through sync bodies only, with a slow download, and operations started in child
     /// tasks of an async body.
-    @Test func cancellingReachesSyncBodiesAndChildTasks() async throws {
+    @Test(arguments: TestEngine.allCases) func cancellingReachesSyncBodiesAndChildTasks(_ engine: TestEngine) async throws {
         let slow = try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)")
-        let viaThread = DTO.get(slow)
-        let viaTaskGroup = DTO.get(slow)
+        let viaThread = DTO.get(slow).on(engine)
+        let viaTaskGroup = DTO.get(slow).on(engine)
         let syncInner = GO<Int>(sync: { _ in viaThread.syncStart().receivedData.count })
         let asyncInner = GO<Int> { _ in
             try await withThrowingTaskGroup(of: Int.self) { tasks in
@@ -278,12 +278,12 @@ struct GroupOperationTests {
         #expect(outer.error as? GroupError != nil)
     }
 
-    @Test func operationsStartedAfterTheCancelAreCancelledAtOnce() async throws {
+    @Test(arguments: TestEngine.allCases) func operationsStartedAfterTheCancelAreCancelledAtOnce(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let late = Recorder<OperationState>()
         let group = GO<Void>(sync: { context in
             while !context.isCancelled { Thread.sleep(forTimeInterval: 0.005) }
-            late.append(DTO.get(url).syncStart().state)
+            late.append(DTO.get(url).on(engine).syncStart().state)
         })
         group.start()
         #expect(await eventually { group.state == .working })
@@ -292,7 +292,7 @@ struct GroupOperationTests {
         #expect(late.all == [.cancelled])
     }
 
-    @Test func cancelledBeforeStart() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelledBeforeStart(_ engine: TestEngine) async throws {
         let ran = Counter()
         let completions = Counter()
         let group = GO<Int>(sync: { _ in
@@ -311,7 +311,7 @@ struct GroupOperationTests {
         #expect(completions.value == 1)
     }
 
-    @Test func cancelledInAQueueBeforeItRuns() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelledInAQueueBeforeItRuns(_ engine: TestEngine) async throws {
         let queue = OperationQueue()
         queue.isSuspended = true
         let ran = Counter()
@@ -329,11 +329,11 @@ struct GroupOperationTests {
 
     // MARK: Completion and lifetime
 
-    @Test func completionRunsExactlyOnce() async throws {
+    @Test(arguments: TestEngine.allCases) func completionRunsExactlyOnce(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.1")
         for cancelDuringWork in [false, true] {
             let completions = Counter()
-            let group = GO<Int> { context in try await context.run(DTO.get(url)).receivedData.count }
+            let group = GO<Int> { context in try await context.run(DTO.get(url).on(engine)).receivedData.count }
                 .onCompletion { _ in completions.increment() }
             group.start()
             if cancelDuringWork {
@@ -349,13 +349,13 @@ struct GroupOperationTests {
         }
     }
 
-    @Test func groupsAndTheirOperationsAreReleasedAfterFinishing() async throws {
+    @Test(arguments: TestEngine.allCases) func groupsAndTheirOperationsAreReleasedAfterFinishing(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let weakOuter = Weak<GO<Int>>()
         let weakInner = Weak<GO<Int>>()
         let weakOperation = Weak<DTO>()
         do {
-            let operation = DTO.get(url)
+            let operation = DTO.get(url).on(engine)
             let inner = GO<Int>(sync: { context in try context.syncRun(operation).receivedData.count })
             let outer = GO<Int> { context in try await context.run(inner) }
             weakOuter.value = outer
@@ -366,10 +366,10 @@ struct GroupOperationTests {
         #expect(await eventually { weakOuter.value == nil && weakInner.value == nil && weakOperation.value == nil })
     }
 
-    @Test func finishedSubOperationsLeaveTheScope() async throws {
+    @Test(arguments: TestEngine.allCases) func finishedSubOperationsLeaveTheScope(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let group = GO<Int>(sync: { context in
-            for _ in 0..<5 { _ = try context.syncRun(DTO.get(url)) }
+            for _ in 0..<5 { _ = try context.syncRun(DTO.get(url).on(engine)) }
             return 5
         })
         #expect(try await group.run() == 5)
@@ -377,9 +377,9 @@ struct GroupOperationTests {
         #expect(group.failures.isEmpty)
     }
 
-    @Test func usableFromSendableContexts() async throws {
+    @Test(arguments: TestEngine.allCases) func usableFromSendableContexts(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
-        let make: @Sendable () -> GO<Int> = { GO<Int> { context in try await context.run(DTO.get(url)).receivedData.count } }
+        let make: @Sendable () -> GO<Int> = { GO<Int> { context in try await context.run(DTO.get(url).on(engine)).receivedData.count } }
         let counts = try await withThrowingTaskGroup(of: Int.self) { tasks in
             for _ in 0..<4 { tasks.addTask { try await make().run() } }
             return try await tasks.reduce(into: [Int]()) { $0.append($1) }
@@ -387,11 +387,11 @@ struct GroupOperationTests {
         #expect(counts.count == 4 && counts.allSatisfy { $0 > 0 })
     }
 
-    @Test func cancelledGroupsAreReleasedToo() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelledGroupsAreReleasedToo(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=10")
         let weakGroup = Weak<GO<Int>>()
         do {
-            let group = GO<Int>(sync: { context in try context.syncRun(DTO.get(url)).receivedData.count })
+            let group = GO<Int>(sync: { context in try context.syncRun(DTO.get(url).on(engine)).receivedData.count })
             weakGroup.value = group
             group.start()
             #expect(await eventually { group.scope.memberCount == 1 })

@@ -18,8 +18,8 @@ struct PostponementTests {
         }
     }
 
-    static func parkedOperation() async throws -> DTO {
-        let operation = DTO.get(try await TestServer.url("echo"))
+    static func parkedOperation(_ engine: TestEngine) async throws -> DTO {
+        let operation = DTO.get(try await TestServer.url("echo")).on(engine)
         operation.interceptor = NeedsFreshCredential()
         operation.start()
         let deadline = Date(timeIntervalSinceNow: 10)
@@ -30,9 +30,9 @@ struct PostponementTests {
         return operation
     }
 
-    @Test func replayRebuildsTheRequestAndKeepsTheObject() async throws {
+    @Test(arguments: TestEngine.allCases) func replayRebuildsTheRequestAndKeepsTheObject(_ engine: TestEngine) async throws {
         let completions = Counter()
-        let operation = try await Self.parkedOperation()
+        let operation = try await Self.parkedOperation(engine)
         operation.onCompletion { _ in completions.increment() }
         #expect(operation.isPostponed)
         #expect(operation.state == .working)
@@ -48,10 +48,10 @@ struct PostponementTests {
         #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
     }
 
-    @Test func syncWaiterStaysBlockedUntilTheReplayEnds() async throws {
+    @Test(arguments: TestEngine.allCases) func syncWaiterStaysBlockedUntilTheReplayEnds(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("echo")
         let returned = Locked(false)
-        let operation = DTO.get(url)
+        let operation = DTO.get(url).on(engine)
         operation.interceptor = NeedsFreshCredential()
         let waiter = Task {
             await onThreads(1) { _ in
@@ -71,9 +71,9 @@ struct PostponementTests {
         #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
     }
 
-    @Test func failingParkedOperationsReleasesEveryWaiter() async throws {
+    @Test(arguments: TestEngine.allCases) func failingParkedOperationsReleasesEveryWaiter(_ engine: TestEngine) async throws {
         let operations = try await withThrowingTaskGroup(of: DTO.self) { group in
-            for _ in 0..<10 { group.addTask { try await Self.parkedOperation() } }
+            for _ in 0..<10 { group.addTask { try await Self.parkedOperation(engine) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(operations.allSatisfy { $0.isPostponed })
@@ -85,8 +85,8 @@ struct PostponementTests {
         #expect(operations.allSatisfy { $0.mayReleaseSyncWaiter })
     }
 
-    @Test func postponeAWorkingOperationByHand() async throws {
-        let operation = DTO.get(try await TestServer.url("delay?seconds=5"))
+    @Test(arguments: TestEngine.allCases) func postponeAWorkingOperationByHand(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("delay?seconds=5")).on(engine)
         #expect(!BaseOperation.postpone(operation), "not started yet")
         operation.start()
         #expect(BaseOperation.postpone(operation))

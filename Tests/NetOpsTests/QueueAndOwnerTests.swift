@@ -14,7 +14,7 @@ struct QueueAndOwnerTests {
         var alive: Int { lock.withLock { references.filter { $0() != nil }.count } }
     }
 
-    @Test func thousandOperationsThroughALimitedQueueFinishAndDeallocate() async throws {
+    @Test(arguments: TestEngine.allCases) func thousandOperationsThroughALimitedQueueFinishAndDeallocate(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 8
@@ -25,7 +25,7 @@ struct QueueAndOwnerTests {
         let running = Locked(0)
         do {
             for _ in 0..<1_000 {
-                let operation = DTO.get(url)
+                let operation = DTO.get(url).on(engine)
                     .onStateChange { _, state in
                         if state == .working {
                             let now = running.withLock { value -> Int in value += 1; return value }
@@ -47,10 +47,10 @@ struct QueueAndOwnerTests {
         #expect(await eventually { weak.alive == 0 }, "operations leaked: \(weak.alive)")
     }
 
-    @Test func dependenciesRunInOrder() async throws {
+    @Test(arguments: TestEngine.allCases) func dependenciesRunInOrder(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let order = Recorder<Int>()
-        let operations = (0..<4).map { index in DTO.get(url).onCompletion { _ in order.append(index) } }
+        let operations = (0..<4).map { index in DTO.get(url).on(engine).onCompletion { _ in order.append(index) } }
         for index in 1..<operations.count { operations[index].addDependency(operations[index - 1]) }
         let queue = OperationQueue()
         for operation in operations.reversed() { queue.addOperation(operation) }
@@ -58,15 +58,15 @@ struct QueueAndOwnerTests {
         #expect(order.all == [0, 1, 2, 3])
     }
 
-    @Test func cancelByOwnerIdentity() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelByOwnerIdentity(_ engine: TestEngine) async throws {
         final class Screen {}
         let screen = Screen()
         let other = Screen()
         let url = try await TestServer.url("delay?seconds=5")
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
-        let mine = (0..<6).map { _ in DTO.get(url) }
-        let theirs = (0..<2).map { _ in DTO.get(url) }
+        let mine = (0..<6).map { _ in DTO.get(url).on(engine) }
+        let theirs = (0..<2).map { _ in DTO.get(url).on(engine) }
         for operation in mine { operation.owner = screen }
         for operation in theirs { operation.owner = other }
         for operation in mine + theirs { queue.addOperation(operation) }
@@ -79,10 +79,10 @@ struct QueueAndOwnerTests {
         #expect(await eventually { queue.operationCount == 0 })
     }
 
-    @Test func cancelByOwnerIDWithoutAQueue() async throws {
+    @Test(arguments: TestEngine.allCases) func cancelByOwnerIDWithoutAQueue(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=5")
-        let tagged = (0..<3).map { _ in DTO.get(url) }
-        let untagged = DTO.get(url)
+        let tagged = (0..<3).map { _ in DTO.get(url).on(engine) }
+        let untagged = DTO.get(url).on(engine)
         for operation in tagged { operation.ownerID = "request-42" }
         untagged.ownerID = String("request-4") + "3"
         for operation in tagged + [untagged] { operation.start() }
@@ -93,8 +93,8 @@ struct QueueAndOwnerTests {
         untagged.cancel()
     }
 
-    @Test func ownerIsWeak() async throws {
-        let operation = DTO.get(try await TestServer.url("json"))
+    @Test(arguments: TestEngine.allCases) func ownerIsWeak(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("json")).on(engine)
         do {
             let owner = NSObject()
             operation.owner = owner
@@ -103,12 +103,12 @@ struct QueueAndOwnerTests {
         #expect(operation.owner == nil)
     }
 
-    @Test func retainAndStartKeepsTheOperationAlive() async throws {
+    @Test(arguments: TestEngine.allCases) func retainAndStartKeepsTheOperationAlive(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.2")
         let done = Counter()
         let weak = WeakBox()
         do {
-            let operation = DTO.get(url).onCompletion { _ in done.increment() }
+            let operation = DTO.get(url).on(engine).onCompletion { _ in done.increment() }
             weak.add(operation)
             operation.retainAndStart()
         }

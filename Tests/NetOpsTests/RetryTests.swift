@@ -12,8 +12,8 @@ struct RetryTests {
         try await TestServer.url("realm/retry-\(UUID().uuidString.prefix(8))/flaky?key=k&\(query)")
     }
 
-    @Test func retryAfterSecondsIsHonoured() async throws {
-        let operation = DTO.get(try await Self.flaky("fail=2&status=503&retryAfter=1"))
+    @Test(arguments: TestEngine.allCases) func retryAfterSecondsIsHonoured(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await Self.flaky("fail=2&status=503&retryAfter=1")).on(engine)
         operation.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: 0.01)
         let started = Date()
         try await operation.run()
@@ -22,46 +22,46 @@ struct RetryTests {
         #expect(String(decoding: operation.receivedData, as: UTF8.self).contains(#""attempt":3"#))
     }
 
-    @Test(arguments: [408, 429, 500, 502, 503, 504])
-    func retryableStatuses(_ status: Int) async throws {
-        let operation = DTO.get(try await Self.flaky("fail=1&status=\(status)"))
+    @Test(arguments: TestEngine.allCases, [408, 429, 500, 502, 503, 504])
+    func retryableStatuses(_ engine: TestEngine, _ status: Int) async throws {
+        let operation = DTO.get(try await Self.flaky("fail=1&status=\(status)")).on(engine)
         operation.retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: 0.01)
         try await operation.run()
         #expect(operation.attemptsMade == 2)
     }
 
-    @Test func givesUpAfterMaximumAttempts() async throws {
-        let operation = DTO.get(try await Self.flaky("fail=10&status=500"))
+    @Test(arguments: TestEngine.allCases) func givesUpAfterMaximumAttempts(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await Self.flaky("fail=10&status=500")).on(engine)
         operation.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0.01)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.attemptsMade == 3)
         #expect(operation.error?.httpStatus == 500)
     }
 
-    @Test func notRetryableStatusIsNotRetried() async throws {
-        let operation = DTO.get(try await Self.flaky("fail=1&status=404"))
+    @Test(arguments: TestEngine.allCases) func notRetryableStatusIsNotRetried(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await Self.flaky("fail=1&status=404")).on(engine)
         operation.retryPolicy = .standard
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.attemptsMade == 1)
     }
 
-    @Test func postIsNeverReplayedUnlessMarkedReplayable() async throws {
+    @Test(arguments: TestEngine.allCases) func postIsNeverReplayedUnlessMarkedReplayable(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("realm/retry-\(UUID().uuidString.prefix(8))/flaky?key=post")
-        let post = DTO.post(url, parameters: ["a": 1])
+        let post = DTO.post(url, parameters: ["a": 1]).on(engine)
         post.retryPolicy = RetryPolicy(maximumAttempts: 4, baseDelay: 0.01)
         await #expect(throws: NetOpsError.self) { try await post.run() }
         #expect(post.attemptsMade == 1)
         #expect(String(decoding: post.receivedData, as: UTF8.self).contains(#""attempt":1"#))
 
-        let replayable = DTO.post(url, parameters: ["a": 1])
+        let replayable = DTO.post(url, parameters: ["a": 1]).on(engine)
         replayable.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0.01)
         replayable.isReplayable = true
         await #expect(throws: NetOpsError.self) { try await replayable.run() }
         #expect(replayable.attemptsMade == 3)
     }
 
-    @Test func transientTransportFailuresAreRetried() async throws {
-        let operation = DTO.get(try await TestServer.url("truncated/100000"))
+    @Test(arguments: TestEngine.allCases) func transientTransportFailuresAreRetried(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("truncated/100000")).on(engine)
         operation.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0.01)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(operation.attemptsMade == 3)

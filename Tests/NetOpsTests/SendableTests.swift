@@ -4,13 +4,13 @@ import NetOps
 
 /// Uses the public API from `@Sendable` contexts, so Swift 6's checks keep it honest.
 struct SendableTests {
-    @Test func operationsCrossConcurrencyDomains() async throws {
+    @Test(arguments: TestEngine.allCases) func operationsCrossConcurrencyDomains(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
-        let operation = DTO.get(url)
+        let operation = DTO.get(url).on(engine)
         let fromTask = try await Task.detached { try await operation.run() }.value
         #expect(fromTask === operation)
         let queue = OperationQueue()
-        let box = DTO.get(url)
+        let box = DTO.get(url).on(engine)
         queue.addOperation(box)
         queue.addBarrierBlock { @Sendable in _ = box.state }
         await box.finished()

@@ -25,14 +25,14 @@ struct SuspendResumeTests {
         Case(route: "norange", download: true, serverSupportsRange: false),
     ]
 
-    @Test(arguments: cases)
-    func suspendThreeTimesMidBody(_ testCase: Case) async throws {
+    @Test(arguments: TestEngine.allCases, cases)
+    func suspendThreeTimesMidBody(_ engine: TestEngine, _ testCase: Case) async throws {
         let url = try await TestServer.url("\(testCase.route)/\(Self.size)?rate=\(Self.rate)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let operation: BaseOperation = testCase.download
-            ? DO.get(url, to: directory.appendingPathComponent("payload.bin"))
-            : DTO.get(url)
+            ? DO.get(url, to: directory.appendingPathComponent("payload.bin")).on(engine)
+            : DTO.get(url).on(engine)
         operation.start()
 
         for fraction in [0.2, 0.45, 0.7] {
@@ -69,8 +69,8 @@ struct SuspendResumeTests {
         }
     }
 
-    @Test func startSuspendResumeCyclesLikeOneButton() async throws {
-        let operation = DTO.get(try await TestServer.url("bytes/\(Self.size)?rate=\(Self.rate)"))
+    @Test(arguments: TestEngine.allCases) func startSuspendResumeCyclesLikeOneButton(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("bytes/\(Self.size)?rate=\(Self.rate)")).on(engine)
         #expect(operation.startSuspendResume() == .working)
         #expect(await eventually { operation.progress.bytesReceived > 0 })
         #expect(operation.startSuspendResume() == .suspended)
@@ -80,8 +80,8 @@ struct SuspendResumeTests {
         #expect(sha256(operation.receivedData) == payloadSHA256(size: Self.size))
     }
 
-    @Test func suspendAndResumeDoNothingOutsideTheirStates() async throws {
-        let operation = DTO.get(try await TestServer.url("json"))
+    @Test(arguments: TestEngine.allCases) func suspendAndResumeDoNothingOutsideTheirStates(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("json")).on(engine)
         #expect(!operation.suspend())
         #expect(!operation.resume())
         try await operation.run()

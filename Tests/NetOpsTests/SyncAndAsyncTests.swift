@@ -5,36 +5,36 @@ import Testing
 /// `syncStart()`, `run()` and the delegate.
 @Suite(.timeLimit(.minutes(1)))
 struct SyncAndAsyncTests {
-    @Test func syncStartFromSixteenThreadsAtOnce() async throws {
+    @Test(arguments: TestEngine.allCases) func syncStartFromSixteenThreadsAtOnce(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.2")
         let results = Recorder<(OperationState, Int)>()
         await onThreads(16) { _ in
-            let operation = DTO.get(url).syncStart()
+            let operation = DTO.get(url).on(engine).syncStart()
             results.append((operation.state, operation.receivedData.count))
         }
         #expect(results.all.count == 16)
         #expect(results.all.allSatisfy { $0.0 == .successFinished && $0.1 > 0 })
     }
 
-    @Test func syncStartReturnsAfterCompletionRan() async throws {
+    @Test(arguments: TestEngine.allCases) func syncStartReturnsAfterCompletionRan(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let ranFirst = Locked(false)
         await onThreads(1) { _ in
-            let operation = DTO.get(url).onCompletion { _ in ranFirst.withLock { $0 = true } }.syncStart()
+            let operation = DTO.get(url).on(engine).onCompletion { _ in ranFirst.withLock { $0 = true } }.syncStart()
             #expect(ranFirst.withLock { $0 })
             #expect(operation.isFinished)
         }
     }
 
-    @Test func syncStartOnACancelledOperationReturnsAtOnce() async throws {
-        let operation = DTO.get(try await TestServer.url("json"))
+    @Test(arguments: TestEngine.allCases) func syncStartOnACancelledOperationReturnsAtOnce(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("json")).on(engine)
         operation.cancel()
         let returned = await syncStartDetached(operation)
         #expect(returned.state == .cancelled)
     }
 
-    @Test func cancellingTheTaskCancelsTheOperation() async throws {
-        let operation = DTO.get(try await TestServer.url("delay?seconds=10"))
+    @Test(arguments: TestEngine.allCases) func cancellingTheTaskCancelsTheOperation(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
         let task = Task { try await operation.run() }
         #expect(await eventually { operation.state == .working })
         let cancelledAt = Date()
@@ -44,8 +44,8 @@ struct SyncAndAsyncTests {
         #expect(Date().timeIntervalSince(cancelledAt) < 2)
     }
 
-    @Test func runInAnAlreadyCancelledTask() async throws {
-        let operation = DTO.get(try await TestServer.url("json"))
+    @Test(arguments: TestEngine.allCases) func runInAnAlreadyCancelledTask(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("json")).on(engine)
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await operation.run()
@@ -63,10 +63,10 @@ struct SyncAndAsyncTests {
         func operationDidFinish(_ operation: BaseOperation) { finished.increment() }
     }
 
-    @Test func delegateHearsWhatClosuresHear() async throws {
+    @Test(arguments: TestEngine.allCases) func delegateHearsWhatClosuresHear(_ engine: TestEngine) async throws {
         let delegate = RecordingDelegate()
         let closureProgress = Recorder<Int64>()
-        let operation = DTO.get(try await TestServer.url("bytes/\(1 << 20)"))
+        let operation = DTO.get(try await TestServer.url("bytes/\(1 << 20)")).on(engine)
             .onProgress { _, progress in closureProgress.append(progress.bytesReceived) }
         operation.delegate = delegate
         try await operation.run()

@@ -29,36 +29,36 @@ struct TransferTests {
         return directory
     }
 
-    @Test func downloadMovesIntoPlaceAtomically() async throws {
+    @Test(arguments: TestEngine.allCases) func downloadMovesIntoPlaceAtomically(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("blob.bin")
         try Data("old".utf8).write(to: destination)
         let size = 5 << 20
-        let operation = DO.get(try await TestServer.url("bytes/\(size)"), to: destination)
+        let operation = DO.get(try await TestServer.url("bytes/\(size)"), to: destination).on(engine)
         try await operation.run()
         #expect(operation.fileURL == destination)
         #expect(sha256(try Data(contentsOf: destination)) == payloadSHA256(size: size))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["blob.bin"])
     }
 
-    @Test func failedDownloadLeavesTheDestinationUntouched() async throws {
+    @Test(arguments: TestEngine.allCases) func failedDownloadLeavesTheDestinationUntouched(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("keep.bin")
         try Data("previous".utf8).write(to: destination)
-        let operation = DO.get(try await TestServer.url("status/404"), to: destination)
+        let operation = DO.get(try await TestServer.url("status/404"), to: destination).on(engine)
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         #expect(try Data(contentsOf: destination) == Data("previous".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["keep.bin"])
     }
 
-    @Test func downloadProgressIsMonotoneAndEndsAtTheTotal() async throws {
+    @Test(arguments: TestEngine.allCases) func downloadProgressIsMonotoneAndEndsAtTheTotal(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let size = 4 << 20
         let seen = Recorder<TransferProgress>()
-        let operation = DO.get(try await TestServer.url("bytes/\(size)"), to: directory.appendingPathComponent("f"))
+        let operation = DO.get(try await TestServer.url("bytes/\(size)"), to: directory.appendingPathComponent("f")).on(engine)
             .onProgress { _, progress in seen.append(progress) }
         try await operation.run()
         let received = seen.all.map(\.bytesReceived)
@@ -69,10 +69,10 @@ struct TransferTests {
         #expect(seen.all.last?.fractionCompleted == 1)
     }
 
-    @Test func uploadFromMemory() async throws {
+    @Test(arguments: TestEngine.allCases) func uploadFromMemory(_ engine: TestEngine) async throws {
         let body = DemoPayload.data(size: 3 << 20)
         let sent = Recorder<Int64>()
-        let operation = UO.upload(body, to: try await TestServer.url("upload"))
+        let operation = UO.upload(body, to: try await TestServer.url("upload")).on(engine)
             .onProgress { _, progress in sent.append(progress.bytesSent) }
         try await operation.run()
         let receipt = try operation.decode(UploadReceipt.self)
@@ -82,13 +82,13 @@ struct TransferTests {
         #expect(sent.all.last == Int64(body.count))
     }
 
-    @Test func uploadStreamsAFile() async throws {
+    @Test(arguments: TestEngine.allCases) func uploadStreamsAFile(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("upload.bin")
         let body = DemoPayload.data(size: 6 << 20)
         try body.write(to: file)
-        let operation = UO.upload(fileAt: file, to: try await TestServer.url("upload"), method: .put)
+        let operation = UO.upload(fileAt: file, to: try await TestServer.url("upload"), method: .put).on(engine)
         try await operation.run()
         let receipt = try operation.decode(UploadReceipt.self)
         #expect(receipt.length == body.count)
@@ -96,7 +96,7 @@ struct TransferTests {
         #expect(operation.progress.bytesSent == Int64(body.count))
     }
 
-    @Test func multipartFieldsAndFiles() async throws {
+    @Test(arguments: TestEngine.allCases) func multipartFieldsAndFiles(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let photo = directory.appendingPathComponent("photo.jpg")
@@ -107,7 +107,7 @@ struct TransferTests {
         form.append(Data("{\"a\":1}".utf8), name: "meta", filename: "meta.json", contentType: "application/json")
         try form.append(fileAt: photo, name: "photo", contentType: "image/jpeg")
 
-        let operation = UO.multipart(form, to: try await TestServer.url("multipart"))
+        let operation = UO.multipart(form, to: try await TestServer.url("multipart")).on(engine)
         try await operation.run()
         let echo = try operation.decode(MultipartEcho.self)
         #expect(echo.parts.map(\.name) == ["caption", "meta", "photo"])
@@ -119,7 +119,7 @@ struct TransferTests {
         #expect(echo.parts[2].sha256 == sha256(photoBytes))
     }
 
-    @Test func multipartWithAMissingFileIsRefusedUpFront() async throws {
+    @Test(arguments: TestEngine.allCases) func multipartWithAMissingFileIsRefusedUpFront(_ engine: TestEngine) async throws {
         var form = MultipartFormData()
         #expect(throws: CocoaError.self) {
             try form.append(fileAt: URL(fileURLWithPath: "/nonexistent/\(UUID().uuidString)"), name: "file")
@@ -130,7 +130,7 @@ struct TransferTests {
 
     /// FoundationNetworking never deletes its download temp files on Linux; NetOps never makes
     /// any, and deletes the multipart bodies it assembles.
-    @Test func noTemporaryFilesAreLeft() async throws {
+    @Test(arguments: TestEngine.allCases) func noTemporaryFilesAreLeft(_ engine: TestEngine) async throws {
         let temporary = FileManager.default.temporaryDirectory
         func ours() throws -> Set<String> {
             Set(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter {
@@ -142,11 +142,11 @@ struct TransferTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         var form = MultipartFormData()
         form.append(DemoPayload.data(size: 100_000), name: "f", filename: "f.bin")
-        let upload = UO.multipart(form, to: try await TestServer.url("multipart"))
+        let upload = UO.multipart(form, to: try await TestServer.url("multipart")).on(engine)
         let bodyFile = try #require(upload.ownedBodyFile)
         #expect(FileManager.default.fileExists(atPath: bodyFile.path))
-        let download = DO.get(try await TestServer.url("bytes/\(2 << 20)"), to: directory.appendingPathComponent("d"))
-        let cancelled = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("c"))
+        let download = DO.get(try await TestServer.url("bytes/\(2 << 20)"), to: directory.appendingPathComponent("d")).on(engine)
+        let cancelled = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("c")).on(engine)
         cancelled.start()
         try await upload.run()
         try await download.run()

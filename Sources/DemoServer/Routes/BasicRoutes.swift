@@ -16,7 +16,7 @@ enum DemoRoutes {
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    /// `/json`, `/status/{code}`, `/auth/challenge`, `/auth/plain` and `/echo`.
+    /// `/json`, `/status/{code}`, `/auth/challenge`, `/auth/plain`, `/echo` and `/redirect`.
     static func addBasicRoutes(to router: Router<BasicRequestContext>) {
         router.get("json") { _, _ in
             json(#"{"id":1,"name":"APILayer","active":true,"score":4.5,"tags":["swift","linux"],"owner":null}"#)
@@ -34,6 +34,14 @@ enum DemoRoutes {
 
         router.get("auth/plain") { _, _ in
             json(#"{"error":"unauthorized"}"#, status: .unauthorized)
+        }
+
+        // `/redirect?to=URL`: a 302 to `URL` (absolute, possibly another host), for redirect tests.
+        router.get("redirect") { request, _ in
+            guard let target = request.uri.queryParameters["to"].map(String.init) else {
+                throw HTTPError(.badRequest, message: "redirect needs ?to=URL")
+            }
+            return Response(status: .found, headers: [.location: target])
         }
 
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {

@@ -74,6 +74,20 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         route.events.transferDidComplete(failure: error.map(Self.failure(from:)))
     }
 
+    // MARK: Redirects
+
+    /// FoundationNetworking copies every header onto a redirected request: credentials would
+    /// reach whatever host a `Location` names. A redirect to another origin drops them.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        completionHandler(RedirectPolicy.request(request, redirectedFrom: task.originalRequest?.url ?? response.url))
+    }
+
     // MARK: Authentication challenges
 
     func urlSession(

@@ -1,0 +1,137 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetOps
+import NetOpsNIO
+import NIOCore
+import NIOPosix
+
+/// `apilayer bench engines`: NetOps on its SwiftNIO engine against raw AsyncHTTPClient, and
+/// NetOps on URLSession against raw URLSession, interleaved in one run against one server; then
+/// the memory a 1 GiB download and a 1 GiB upload cost on the NIO engine.
+struct EnginesBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engines",
+        abstract: "Small GETs at c=1/8/64: NIO engine vs raw AsyncHTTPClient vs URLSession; RSS of 1 GiB transfers."
+    )
+
+    @Option(help: "A server to measure against (default: DemoServer in a child process).")
+    var url: String?
+
+    @Option(help: "Requests per round, variant and concurrency.")
+    var requests = 2_000
+
+    @Option(help: "Rounds per variant and concurrency (interleaved, the median is reported).")
+    var rounds = 3
+
+    @Option(help: "Size of the download and the upload measured for memory, in MiB (0 skips them).")
+    var transferMiB = 1_024
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    func run() async throws {
+        let server = url == nil ? try ServerProcess() : nil
+        defer { server?.stop() }
+        guard let base = url.flatMap(URL.init(string:)) ?? server?.baseURL else {
+            throw ValidationError("--url is not a URL")
+        }
+        let smallURL = base.appendingPathComponent("json")
+        let nioSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+        let urlConfiguration = NetworkSession.defaultConfiguration()
+        urlConfiguration.httpMaximumConnectionsPerHost = 64
+        let urlSession = NetworkSession(configuration: urlConfiguration)
+        let rawURLSession = URLSession(configuration: urlConfiguration)
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        let ahc = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
+            configuration: HTTPClient.Configuration(connectionPool: pool))
+
+        let variants: [EngineVariant] = [
+            EngineVariant(name: "nio-operation") { done in
+                let operation = DTO.get(smallURL)
+                operation.privateSession = nioSession
+                operation.onCompletion { _ in done() }.start()
+            },
+            EngineVariant(name: "raw-ahc") { done in
+                ahc.get(url: smallURL.absoluteString).whenComplete { _ in done() }
+            },
+            EngineVariant(name: "urlsession-operation") { done in
+                let operation = DTO.get(smallURL)
+                operation.privateSession = urlSession
+                operation.onCompletion { _ in done() }.start()
+            },
+            EngineVariant(name: "raw-urlsession") { done in
+                rawURLSession.dataTask(with: smallURL) { _, _, _ in done() }.resume()
+            },
+        ]
+
+        var figures: [BenchFigure] = []
+        var notes: [String] = []
+        notes.append("variant               c   req/s     p50 ms  p99 ms  cpu ms/req")
+        for concurrency in [1, 8, 64] {
+            let results = measure(variants, concurrency: concurrency)
+            for (variant, result) in zip(variants, results) {
+                let name = variant.name.padding(toLength: 20, withPad: " ", startingAt: 0)
+                notes.append(name + String(
+                    format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
+                    result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
+            }
+            let (nio, rawAHC, rawURL) = (results[0], results[1], results[3])
+            figures.append(BenchFigure(
+                name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
+                baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
+            if concurrency == 64 {
+                figures.append(BenchFigure(
+                    name: "nio-vs-urlsession-c64", value: nio.requestsPerSecond,
+                    baseline: rawURL.requestsPerSecond, unit: "req/s", target: ">= 5"))
+                figures.append(BenchFigure(
+                    name: "nio-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
+                    baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
+            }
+        }
+
+        if transferMiB > 0 {
+            let size = Int64(transferMiB) << 20
+            let label = transferMiB == 1_024 ? "1gib" : "\(transferMiB)mib"
+            let download = try await TransferMemory.download(base.appendingPathComponent("bytes/\(size)"), session: nioSession)
+            figures.append(BenchFigure(
+                name: "nio-download-\(label)-rss-over-baseline", value: download, unit: "MiB", target: "<= 16"))
+            let upload = try await TransferMemory.upload(size: size, to: base.appendingPathComponent("upload"), session: nioSession)
+            figures.append(BenchFigure(
+                name: "nio-upload-\(label)-rss-over-baseline", value: upload, unit: "MiB", target: "<= 16"))
+        }
+
+        notes.append("server: \(url ?? "DemoServer in a child process"); \(requests) requests per round, \(rounds) interleaved rounds, medians")
+        notes.append("nio-vs-ahc = DataTaskOperation on the NIO engine / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession")
+        notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
+        BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
+        rawURLSession.invalidateAndCancel()
+        try await ahc.shutdown()
+        try await nioSession.shutdownNIOEngine()
+    }
+
+    /// Runs every variant once per round, in turn, so drift in the machine's load hits all alike.
+    private func measure(_ variants: [EngineVariant], concurrency: Int) -> [LoadResult] {
+        for variant in variants {
+            _ = LoadRound.run(count: 200, concurrency: concurrency, send: variant.send)
+        }
+        var collected = Array(repeating: [LoadResult](), count: variants.count)
+        for _ in 0..<rounds {
+            for (index, variant) in variants.enumerated() {
+                collected[index].append(LoadRound.run(count: requests, concurrency: concurrency, send: variant.send))
+            }
+        }
+        return collected.map(LoadResult.median)
+    }
+}
+
+/// One way of sending a small GET; `send` starts one request and calls its argument when done.
+struct EngineVariant: Sendable {
+    let name: String
+    let send: @Sendable (@escaping @Sendable () -> Void) -> Void
+}

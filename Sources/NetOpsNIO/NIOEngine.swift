@@ -1,0 +1,132 @@
+import AsyncHTTPClient
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Logging
+import NetOps
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// NetOps' engine on AsyncHTTPClient: one `HTTPClient` per session, on NIO's shared event loops.
+///
+/// Each transfer's events come from its own event loop (response head, body chunks and upload
+/// progress in order, on that loop) and its completion from a global dispatch queue, so there
+/// is no queue every transfer of the process must pass through.
+final class NIOEngine: TransferEngine {
+    /// The client every transfer of this engine runs in.
+    let client: HTTPClient
+    private let logger: Logger
+    private let shutDown = NIOLockedValueBox(false)
+
+    /// An engine with its own client made from `configuration`.
+    init(configuration: NIOEngineConfiguration) {
+        var settings = HTTPClient.Configuration()
+        var pool = HTTPClient.Configuration.ConnectionPool()
+        pool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
+        pool.idleTimeout = .nanoseconds(Int64(configuration.idleConnectionTimeout * 1e9))
+        // A refused connection fails at once, as with URLSession, instead of being retried
+        // until the connect timeout.
+        pool.retryConnectionEstablishment = false
+        settings.connectionPool = pool
+        settings.timeout = HTTPClient.Configuration.Timeout(
+            connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9)), read: nil)
+        settings.redirectConfiguration = configuration.followsRedirects
+            ? .follow(max: configuration.maximumRedirects, allowCycles: false)
+            : .disallow
+        settings.httpVersion = .http1Only
+        settings.decompression = .disabled
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if configuration.insecureSkipCertificateVerification {
+            tls.certificateVerification = .none
+            configuration.logger.warning(
+                "NetOpsNIO: TLS certificate verification is OFF (insecureSkipCertificateVerification); use only against test servers")
+        }
+        settings.tlsConfiguration = tls
+        self.logger = configuration.logger
+        self.client = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
+            configuration: settings,
+            backgroundActivityLogger: configuration.logger)
+    }
+
+    deinit {
+        // A dropped session still releases its connections (AsyncHTTPClient traps in debug
+        // builds when a running client is deallocated).
+        if !shutDown.withLockedValue({ $0 }) {
+            client.shutdown { _ in }
+        }
+    }
+
+    /// Closes every connection and shuts the client down; later transfers fail at once.
+    func shutdown() async throws {
+        let first = shutDown.withLockedValue { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        try await client.shutdown()
+    }
+
+    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
+        let delegate = NIOTransferDelegate(events: events, url: request.url)
+        let built: HTTPClient.Request
+        do {
+            built = try Self.makeRequest(request, body: body, delegate: delegate)
+        } catch {
+            delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
+            return NIOTransferHandle(task: nil, delegate: delegate)
+        }
+        if shutDown.withLockedValue({ $0 }) {
+            delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
+            return NIOTransferHandle(task: nil, delegate: delegate)
+        }
+        let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
+        return NIOTransferHandle(task: task, delegate: delegate)
+    }
+
+    /// Translates a `URLRequest` and a NetOps body into AsyncHTTPClient's request.
+    static func makeRequest(_ request: URLRequest, body: TransferBody, delegate: NIOTransferDelegate) throws -> HTTPClient.Request {
+        guard let url = request.url else { throw HTTPClientError.invalidURL }
+        var headers = HTTPHeaders()
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            // AsyncHTTPClient frames the body itself.
+            let lowered = name.lowercased()
+            if lowered == "content-length" || lowered == "transfer-encoding" { continue }
+            headers.add(name: name, value: value)
+        }
+        let method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod?.uppercased() ?? "GET")
+        let payload: HTTPClient.Body?
+        switch body {
+        case .none:
+            if let data = request.httpBody {
+                delegate.expectUpload(Int64(data.count))
+                payload = .bytes(data)
+            } else {
+                payload = nil
+            }
+        case let .data(data):
+            delegate.expectUpload(Int64(data.count))
+            payload = .bytes(data)
+        case let .file(fileURL):
+            let size = try NIOFileBody.size(of: fileURL)
+            delegate.expectUpload(size)
+            payload = NIOFileBody.stream(fileURL, size: size)
+        }
+        return try HTTPClient.Request(url: url, method: method, headers: headers, body: payload)
+    }
+}
+
+/// Cancels one AsyncHTTPClient task.
+struct NIOTransferHandle: TransferHandle {
+    let task: HTTPClient.Task<Void>?
+    let delegate: NIOTransferDelegate
+
+    func cancel() {
+        delegate.noteCancelRequested()
+        task?.cancel()
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Logging
+
+/// The settings of a NetOps session that runs on SwiftNIO (AsyncHTTPClient).
+///
+/// The defaults are safe: TLS certificates are verified, redirects are followed (up to 10) and
+/// never carry `Authorization`, `Cookie` or `Proxy-Authorization` to another origin. Size the
+/// pool for the concurrency you run at:
+///
+/// ```swift
+/// let session = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+/// ```
+public struct NIOEngineConfiguration: Sendable {
+    /// HTTP/1.1 keep-alive connections the pool may hold open per host (at least 1).
+    ///
+    /// Requests beyond it wait for a free connection. AsyncHTTPClient's own default (8) costs
+    /// about 30 % throughput at 64 concurrent requests, so the default here is 16, like NetOps'
+    /// URLSession default; use `init(concurrency:)` to match the load you generate.
+    public var maximumConnectionsPerHost: Int
+    /// How long an unused keep-alive connection stays open, in seconds.
+    public var idleConnectionTimeout: TimeInterval
+    /// How long establishing a connection (TCP and TLS) may take, in seconds.
+    public var connectTimeout: TimeInterval
+    /// Whether 3xx responses with a `Location` are followed.
+    public var followsRedirects: Bool
+    /// The most redirects one request follows before it fails.
+    public var maximumRedirects: Int
+    /// Turns TLS certificate verification **off** when true. For test servers only.
+    ///
+    /// A session made with it logs a warning through `logger` once, when it is made.
+    public var insecureSkipCertificateVerification: Bool
+    /// Where the engine reports warnings (and AsyncHTTPClient its background activity).
+    public var logger: Logger
+
+    /// A configuration with safe defaults (see the type's description).
+    public init(
+        maximumConnectionsPerHost: Int = 16,
+        idleConnectionTimeout: TimeInterval = 60,
+        connectTimeout: TimeInterval = 10,
+        followsRedirects: Bool = true,
+        maximumRedirects: Int = 10,
+        insecureSkipCertificateVerification: Bool = false,
+        logger: Logger = Logger(label: "NetOpsNIO")
+    ) {
+        self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
+        self.idleConnectionTimeout = idleConnectionTimeout
+        self.connectTimeout = connectTimeout
+        self.followsRedirects = followsRedirects
+        self.maximumRedirects = maximumRedirects
+        self.insecureSkipCertificateVerification = insecureSkipCertificateVerification
+        self.logger = logger
+    }
+
+    /// A configuration whose pool holds one connection per concurrent request, for a service
+    /// that runs up to `concurrency` requests to one host at a time.
+    public init(concurrency: Int) {
+        self.init(maximumConnectionsPerHost: concurrency)
+    }
+}

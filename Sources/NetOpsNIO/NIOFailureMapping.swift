@@ -1,0 +1,54 @@
+import AsyncHTTPClient
+import Foundation
+import NetOps
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOSSL
+
+/// Maps AsyncHTTPClient's and SwiftNIO's errors onto NetOps' engine-neutral failures, the way
+/// the URLSession engine maps `URLError`s, so operations report the same errors on both.
+enum NIOFailureMapping {
+    /// The failure for `error`; `connected` tells whether the request head had been sent (an
+    /// I/O error before that means no connection could be made).
+    static func failure(from error: any Error, connected: Bool) -> TransferFailure {
+        let reason = String(describing: error)
+        if let client = error as? HTTPClientError {
+            return failure(from: client, reason: reason)
+        }
+        if error is NIOConnectionError || error is ChannelError && !connected {
+            return .cannotConnect(reason)
+        }
+        if error is IOError {
+            return connected ? .connectionLost(reason) : .cannotConnect(reason)
+        }
+        if error is ChannelError || error is HTTPParserError {
+            return .connectionLost(reason)
+        }
+        if error is NIOSSLError {
+            return connected ? .connectionLost(reason) : .cannotConnect(reason)
+        }
+        if let cocoa = error as? CocoaError, cocoa.isFileError {
+            return .file(reason)
+        }
+        return .other(code: (error as NSError).code, reason: reason)
+    }
+
+    private static let cancelled: [HTTPClientError] = [.cancelled, .requestStreamCancelled]
+    private static let timedOut: [HTTPClientError] = [.readTimeout, .writeTimeout, .deadlineExceeded]
+    private static let noConnection: [HTTPClientError] = [
+        .connectTimeout, .alreadyShutdown, .socksHandshakeTimeout, .httpProxyHandshakeTimeout, .tlsHandshakeTimeout,
+        .proxyAuthenticationRequired, .invalidProxyResponse, .getConnectionFromPoolTimeout,
+    ]
+    private static let lost: [HTTPClientError] = [.remoteConnectionClosed, .bodyLengthMismatch, .uncleanShutdown]
+    private static let badURL: [HTTPClientError] = [.invalidURL, .emptyHost, .emptyScheme, .missingSocketPath]
+
+    private static func failure(from error: HTTPClientError, reason: String) -> TransferFailure {
+        if cancelled.contains(error) { return .cancelled }
+        if timedOut.contains(error) { return .timedOut }
+        if noConnection.contains(error) { return .cannotConnect(reason) }
+        if lost.contains(error) { return .connectionLost(reason) }
+        if badURL.contains(error) || reason.contains("unsupportedScheme") { return .unsupportedURL(reason) }
+        return .other(code: -1, reason: reason)
+    }
+}

@@ -1,0 +1,161 @@
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetOps
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOHTTP1
+
+/// Turns one AsyncHTTPClient request's callbacks into NetOps transfer events.
+///
+/// AsyncHTTPClient calls a delegate on the request's event loop only, one call at a time, and
+/// waits for the future of a head or body part before it hands over the next part. The response
+/// head, body chunks and upload progress are therefore delivered right there, in order; the
+/// single completion is handed to a global dispatch queue so that what an operation does when
+/// it ends (completion handlers, starting queued operations) never runs on an event loop.
+///
+/// Races the state resolves:
+/// - an error reported *while* an event is being delivered (the operation cancels the transfer
+///   from inside its own event handler, and AsyncHTTPClient fails the request re-entrantly):
+///   the completion waits until that delivery has returned, so events never overlap;
+/// - `cancel()` racing the end of the response: whatever arrives first completes the
+///   transfer, once; a cancel that was asked for reports `.cancelled` whatever error it caused.
+final class NIOTransferDelegate: HTTPClientResponseDelegate {
+    typealias Response = Void
+
+    private struct State {
+        var expectedUpload: Int64?
+        var sent: Int64 = 0
+        var visitedURL: URL?
+        var connected = false
+        var delivering = false
+        var pending: TransferFailure??
+        var completed = false
+        var cancelRequested = false
+    }
+
+    private let events: any TransferEvents
+    private let requestURL: URL?
+    private let state = NIOLockedValueBox(State())
+
+    init(events: any TransferEvents, url: URL?) {
+        self.events = events
+        self.requestURL = url
+    }
+
+    /// The request has a body of `length` bytes: upload progress is reported against it.
+    func expectUpload(_ length: Int64) {
+        state.withLockedValue { $0.expectedUpload = length }
+    }
+
+    /// Marks that the transfer's owner cancelled it.
+    func noteCancelRequested() {
+        state.withLockedValue { $0.cancelRequested = true }
+    }
+
+    /// Ends a transfer that never reached AsyncHTTPClient.
+    func failBeforeStart(_ failure: TransferFailure) {
+        complete(failure)
+    }
+
+    // MARK: AsyncHTTPClient callbacks
+
+    func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
+        state.withLockedValue { $0.connected = true }
+    }
+
+    func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+        let progress = state.withLockedValue { state -> (Int64, Int64?) in
+            state.sent += Int64(part.readableBytes)
+            return (state.sent, state.expectedUpload)
+        }
+        deliver { $0.transferDidSend(sent: progress.0, expected: progress.1) }
+    }
+
+    func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        state.withLockedValue { $0.visitedURL = request.url }
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let url = state.withLockedValue { $0.visitedURL } ?? requestURL
+        if let url, let response = Self.response(head, url: url) {
+            deliver { $0.transferDidReceive(response: response) }
+        }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let data = Data(buffer.readableBytesView)
+        deliver { $0.transferDidReceive(data: data) }
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
+        complete(cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected))
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        complete(nil)
+    }
+
+    // MARK: Ordering
+
+    /// Delivers one in-transfer event unless the transfer has completed.
+    private func deliver(_ event: (any TransferEvents) -> Void) {
+        let proceed = state.withLockedValue { state -> Bool in
+            guard !state.completed else { return false }
+            state.delivering = true
+            return true
+        }
+        guard proceed else { return }
+        event(events)
+        let deferred = state.withLockedValue { state -> TransferFailure?? in
+            state.delivering = false
+            guard let pending = state.pending else { return nil }
+            state.pending = nil
+            state.completed = true
+            return .some(pending)
+        }
+        if let deferred { report(deferred) }
+    }
+
+    /// Completes the transfer once: now, or after the delivery in progress returns.
+    private func complete(_ failure: TransferFailure?) {
+        let now = state.withLockedValue { state -> Bool in
+            guard !state.completed, state.pending == nil else { return false }
+            if state.delivering {
+                state.pending = .some(failure)
+                return false
+            }
+            state.completed = true
+            return true
+        }
+        if now { report(failure) }
+    }
+
+    private func report(_ failure: TransferFailure?) {
+        let events = events
+        DispatchQueue.global().async {
+            events.transferDidComplete(failure: failure)
+        }
+    }
+
+    /// An `HTTPURLResponse` for a response head (repeated header fields joined with commas).
+    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
+        var fields: [String: String] = [:]
+        for (name, value) in head.headers {
+            if let existing = fields[name] {
+                fields[name] = existing + ", " + value
+            } else {
+                fields[name] = value
+            }
+        }
+        return HTTPURLResponse(
+            url: url, statusCode: Int(head.status.code),
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", headerFields: fields)
+    }
+}
