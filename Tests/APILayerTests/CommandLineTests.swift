@@ -109,8 +109,9 @@ struct DemoCommandTests {
         let checks: [Check]
     }
 
-    @Test func demoJSONSummaryReportsEveryCheckPassed() throws {
-        let result = try APILayerExecutable.run(["demo", "--json"])
+    @Test(arguments: ["urlsession", "nio"])
+    func demoJSONSummaryReportsEveryCheckPassed(engine: String) throws {
+        let result = try APILayerExecutable.run(["demo", "--json", "--engine", engine])
         let summary = try JSONDecoder().decode(Summary.self, from: Data(result.output.utf8))
         let failures = summary.checks.filter { !$0.passed }.map { "\($0.section): \($0.detail)" }
         #expect(result.status == 0, "\(failures) \(result.error)")

@@ -2,6 +2,8 @@ import APILayer
 import ArgumentParser
 import DemoServer
 import Foundation
+import NetOps
+import NetOpsNIO
 import SampleAPI
 import SampleTemplates
 import Templater
@@ -16,8 +18,16 @@ struct DemoCommand: AsyncParsableCommand {
         abstract: "Run the whole stack against an embedded server and print what happens."
     )
 
+    /// The engine under every operation of the demo.
+    enum Engine: String, ExpressibleByArgument, CaseIterable {
+        case urlsession, nio
+    }
+
     @Flag(help: "Print only the summary, as JSON.")
     var json = false
+
+    @Option(help: "The engine under the operations: urlsession (default) or nio (SwiftNIO, AsyncHTTPClient).")
+    var engine: Engine = .urlsession
 
     func run() async throws {
         let report = DemoReport(quiet: json)
@@ -40,9 +50,14 @@ struct DemoCommand: AsyncParsableCommand {
             store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-demo")), templates: store)
         report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
 
+        let session: NetworkSession? = engine == .nio ? .nio(configuration: NIOEngineConfiguration(concurrency: 16)) : nil
+        if let session { APIManager.defaultSession = session }
+        report.say("Engine: \(engine == .nio ? "SwiftNIO (AsyncHTTPClient)" : "URLSession (FoundationNetworking)")")
+
         let scenario = DemoScenario(server: server, realm: realm, coordinator: coordinator, report: report)
         await scenario.runAll()
         APIManager.removeAuthentication()
+        try? await session?.shutdownNIOEngine()
         await server.stop()
         report.finish(json: json)
         if report.failures > 0 { throw ExitCode(1) }
