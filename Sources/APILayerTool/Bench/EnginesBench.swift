@@ -27,7 +27,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(help: "Rounds per variant and concurrency (interleaved, the median is reported).")
     var rounds = 3
 
-    @Option(help: "Size of the download and the upload measured for memory, in MiB (0 skips them).")
+    @Option(name: .customLong("transfer-mib"), help: "Size of the download and the upload measured for memory, in MiB (0 skips them).")
     var transferMiB = 1_024
 
     @Flag(help: "Print one JSON object instead of a table.")
