@@ -58,6 +58,8 @@ public final class DemoServer: Sendable {
         DemoRoutes.addUploadRoutes(to: router)
         let realms = TokenRealms()
         DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
+        DemoRoutes.addFaultRoutes(to: router)
+        DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
