@@ -74,6 +74,47 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         route.events.transferDidComplete(failure: error.map(Self.failure(from:)))
     }
 
+    // MARK: Redirects
+
+    /// Follows a redirect, but never carries credentials to another origin: when the scheme,
+    /// host or port changes, `Authorization`, `Proxy-Authorization` and `Cookie` are dropped, as
+    /// are `access_token` parameters a server may have copied into the new URL.
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        let original = task.originalRequest?.url ?? response.url
+        completionHandler(Self.redirect(request, from: original))
+    }
+
+    /// `request` as it may be sent after a redirect from `origin`.
+    static func redirect(_ request: URLRequest, from origin: URL?) -> URLRequest {
+        guard let target = request.url, !sameOrigin(origin, target) else { return request }
+        var stripped = request
+        for header in ["Authorization", "Proxy-Authorization", "Cookie"] {
+            stripped.setValue(nil, forHTTPHeaderField: header)
+        }
+        if var components = URLComponents(url: target, resolvingAgainstBaseURL: false),
+           let items = components.queryItems, items.contains(where: { $0.name == "access_token" }) {
+            let kept = items.filter { $0.name != "access_token" }
+            components.queryItems = kept.isEmpty ? nil : kept
+            stripped.url = components.url ?? target
+        }
+        return stripped
+    }
+
+    /// Whether two URLs share scheme, host and (effective) port.
+    static func sameOrigin(_ first: URL?, _ second: URL) -> Bool {
+        guard let first else { return false }
+        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
+        return first.scheme?.lowercased() == second.scheme?.lowercased()
+            && first.host?.lowercased() == second.host?.lowercased()
+            && port(first) == port(second)
+    }
+
     // MARK: Authentication challenges
 
     func urlSession(
