@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Mapper", targets: ["Mapper"]),
         .library(name: "APILayer", targets: ["APILayer"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
+        .library(name: "Chaos", targets: ["Chaos"]),
         .executable(name: "apilayer", targets: ["APILayerTool"]),
     ],
     dependencies: [
@@ -80,10 +81,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Chaos",
+            dependencies: [
+                "NetOps", "APILayer", "DemoServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "APILayerTool",
             dependencies: [
-                "NetOps", "Validator", "Templater", "Mapper", "APILayer", "DemoServer",
+                "NetOps", "Validator", "Templater", "Mapper", "APILayer", "DemoServer", "Chaos",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -120,6 +129,14 @@ let package = Package(
             name: "APILayerTests",
             dependencies: [
                 "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ChaosTests",
+            dependencies: [
+                "Chaos", "APILayer", "NetOps", "DemoServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
