@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "APILayer", targets: ["APILayer"]),
         .library(name: "SampleAPI", targets: ["SampleAPI"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
+        .library(name: "Chaos", targets: ["Chaos"]),
         .executable(name: "apilayer", targets: ["APILayerTool"]),
     ],
     dependencies: [
@@ -103,6 +104,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "Chaos",
+            dependencies: [
+                "NetOps", "NetOpsNIO", "APILayer", "DemoServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "APILayerTool",
             dependencies: [
@@ -110,7 +119,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer",
+                "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +162,14 @@ let package = Package(
             name: "APILayerTests",
             dependencies: [
                 "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ChaosTests",
+            dependencies: [
+                "Chaos", "APILayer", "NetOps", "DemoServer",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -62,6 +62,8 @@ public final class DemoServer: Sendable {
         DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
         let sampleServices = SampleServices()
         DemoRoutes.addSampleAPIRoutes(to: router, services: sampleServices, realms: realms)
+        DemoRoutes.addFaultRoutes(to: router)
+        DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(

@@ -62,12 +62,12 @@ struct TokenStoreTests {
         let file = directory.appendingPathComponent("token.json")
         let store = FileTokenStore(fileURL: file)
         var seen = Set<String>()
-        for round in 0..<30 {
+        for round in 0..<100 {
             let process = Process()
             process.executableURL = tool
             process.arguments = ["token-writer", "--file", file.path]
             try process.run()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 40...200)))
+            try await Task.sleep(for: .milliseconds(Int.random(in: 20...150)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             guard FileManager.default.fileExists(atPath: file.path) else {

@@ -9,12 +9,23 @@ package enum RedirectPolicy {
     /// Header fields dropped when a redirect leaves the origin.
     package static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
-    /// `request` (the redirect's target) without credential headers when it leaves `origin`'s origin.
+    /// Query parameters dropped when a redirect leaves the origin (a server that copies the
+    /// caller's `access_token` into its `Location` would otherwise hand it to another host).
+    package static let credentialQueryItems: Set<String> = ["access_token"]
+
+    /// `request` (the redirect's target) without credential headers and token parameters when it
+    /// leaves `origin`'s origin.
     package static func request(_ request: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
         guard let origin, let target = request.url, !sameOrigin(origin, target) else { return request }
         var stripped = request
         for name in credentialHeaders {
             stripped.setValue(nil, forHTTPHeaderField: name)
+        }
+        if var components = URLComponents(url: target, resolvingAgainstBaseURL: false),
+           let items = components.queryItems, items.contains(where: { credentialQueryItems.contains($0.name) }) {
+            let kept = items.filter { !credentialQueryItems.contains($0.name) }
+            components.queryItems = kept.isEmpty ? nil : kept
+            stripped.url = components.url ?? target
         }
         return stripped
     }

@@ -36,17 +36,41 @@ final class URLSessionEngine: TransferEngine {
         case let .data(data):
             task = session.uploadTask(with: request, from: data)
         case let .file(url):
-            task = session.uploadTask(with: request, fromFile: url)
+            guard let streamed = Self.streaming(request, from: url) else {
+                callbackQueue.async { events.transferDidComplete(failure: .file("cannot read \(url.path)")) }
+                return NoTransferHandle()
+            }
+            // Not `uploadTask(fromFile:)`: FoundationNetworking reads such a file asynchronously
+            // and un-pauses the curl handle when a chunk arrives; if the task was cancelled in
+            // between, the un-pause fails inside a `try!` and the process dies (found by
+            // `apilayer chaos`). A stream body is read synchronously in curl's own callback.
+            task = session.dataTask(with: streamed)
         }
         router.register(task, events: events)
         task.resume()
         return URLSessionTransferHandle(task: task)
     }
 
+    /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl
+    /// would otherwise send both `Content-Length` and chunked framing); nil when the file
+    /// cannot be read.
+    static func streaming(_ request: URLRequest, from url: URL) -> URLRequest? {
+        guard FileManager.default.isReadableFile(atPath: url.path), let stream = InputStream(url: url) else { return nil }
+        var streamed = request
+        streamed.httpBody = nil
+        streamed.httpBodyStream = stream
+        return streamed
+    }
+
     /// Ends the session once its tasks are done.
     func shutdown() {
         session.finishTasksAndInvalidate()
     }
+}
+
+/// The handle of a transfer that never started (its failure is already on its way).
+struct NoTransferHandle: TransferHandle {
+    func cancel() {}
 }
 
 /// Cancels one URLSession task.
