@@ -108,10 +108,15 @@ public final class TemplateStore: Sendable {
                 return nil
             }
             let template = try TemplateDecoding.decode(data, name: name.rawValue, path: url.path)
-            state.withLock { state in
-                if state.generation == generation { state.cache[name] = template }
+            // Two readers can race on one file while a write replaces it: the one that read the
+            // older file may get here last. Within a generation the first template cached wins and
+            // later readers return it, so no reader sees a template older than one already returned.
+            return state.withLock { state -> JSONValue in
+                guard state.generation == generation else { return template }
+                if let cached = state.cache[name] { return cached }
+                state.cache[name] = template
+                return template
             }
-            return template
         }
         return nil
     }
