@@ -32,6 +32,9 @@ struct HostileArchiveTests {
              reason: "beyond its declared size"),
         Case(label: "stored entry with a lying size header", make: { archive, _ in try ArchiveTools.fixture("lying-stored", at: archive) },
              reason: "CRC"),
+        Case(label: "compressed size beyond the end of the archive", make: { archive, _ in
+            try ArchiveTools.fixture("lying-compressed", at: archive)
+        }, reason: "past the end of the archive"),
         Case(label: "encrypted entry (zip -P)", make: { archive, _ in
             let folder = archive.deletingLastPathComponent().appendingPathComponent("plain")
             try writeFile(#"{"response": 1}"#, to: folder.appendingPathComponent("secret.get.json"))

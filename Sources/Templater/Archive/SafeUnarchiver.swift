@@ -77,6 +77,9 @@ struct SafeUnarchiver {
             throw .archiveRefused(path: archivePath, entry: hidden,
                                   reason: "entry cannot be read (\(planned.count) of \(directory.records.count) entries readable)")
         }
+        // ZIPFoundation reads an entry's data until it has its declared size, even past the end
+        // of the file (a read loop that never ends on a size of gigabytes): refuse such sizes.
+        let archiveSize = (try? FileManager.default.attributesOfItem(atPath: archivePath)[.size] as? NSNumber)?.uint64Value ?? 0
         for index in planned.indices {
             let entry = planned[index].0
             let name = Self.decodedPath(of: entry)
@@ -88,6 +91,10 @@ struct SafeUnarchiver {
             let key = components.joined(separator: "/")
             if !seen.insert(key).inserted { throw refuse("duplicate entry name") }
             if entry.type == .file {
+                let stored = entry.isCompressed ? entry.compressedSize : entry.uncompressedSize
+                if stored > archiveSize {
+                    throw refuse("entry's data (\(stored) bytes) runs past the end of the archive (\(archiveSize) bytes)")
+                }
                 let (sum, overflow) = declaredTotal.addingReportingOverflow(entry.uncompressedSize)
                 declaredTotal = sum
                 if overflow || declaredTotal > limits.maxTotalUncompressedSize {

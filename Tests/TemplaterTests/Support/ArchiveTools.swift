@@ -58,6 +58,20 @@ def patch_sizes(path, size):
         p += 46 + n + e + c
     open(path, "wb").write(b)
 
+def patch_compressed_sizes(path, size):
+    # Rewrites the compressed size in every central record and local header.
+    b = bytearray(open(path, "rb").read())
+    eocd = b.rfind(b"PK\x05\x06")
+    count = int.from_bytes(b[eocd + 10:eocd + 12], "little")
+    p = int.from_bytes(b[eocd + 16:eocd + 20], "little")
+    for _ in range(count):
+        local = int.from_bytes(b[p + 42:p + 46], "little")
+        b[p + 20:p + 24] = size.to_bytes(4, "little")
+        b[local + 18:local + 22] = size.to_bytes(4, "little")
+        n, e, c = (int.from_bytes(b[p + k:p + k + 2], "little") for k in (28, 30, 32))
+        p += 46 + n + e + c
+    open(path, "wb").write(b)
+
 def z(method=zipfile.ZIP_DEFLATED):
     return zipfile.ZipFile(out, "w", method)
 
@@ -90,6 +104,9 @@ elif mode == "lying-bomb":
 elif mode == "lying-stored":
     with z(zipfile.ZIP_STORED) as a: a.writestr("big.get.json", b'{"response": "' + b"y" * 5000 + b'"}')
     patch_sizes(out, 10)
+elif mode == "lying-compressed":
+    with z() as a: a.writestr("big.get.json", b'{"response": "' + b"z" * 5000 + b'"}')
+    patch_compressed_sizes(out, 0xFFFFFFF0)
 elif mode == "good":
     # Folders, Unicode names, a README (skipped), a broken template and invalid rules (rejected).
     method = zipfile.ZIP_STORED if sys.argv[3] == "stored" else zipfile.ZIP_DEFLATED
