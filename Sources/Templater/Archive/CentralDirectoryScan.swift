@@ -42,6 +42,8 @@ struct CentralDirectoryScan {
                 throw Malformed(description: "ZIP64 locator missing")
             }
             let zip64Offset = Self.uint64(tail, eocd - 20 + 8)
+            // FileHandle traps on an offset beyond Int64 (found by the archive fuzzer).
+            guard zip64Offset <= size else { throw Malformed(description: "ZIP64 end record outside the file") }
             try handle.seek(toOffset: zip64Offset)
             let record = [UInt8](try handle.read(upToCount: 56) ?? Data())
             guard record.count == 56, Array(record[0 ..< 4]) == [0x50, 0x4B, 0x06, 0x06] else {
