@@ -19,19 +19,24 @@ let package = Package(
         .package(name: "APILayer", path: ".."),
     ],
     targets: [
+        .target(
+            name: "FuzzSupport",
+            swiftSettings: fuzzSettings
+        ),
         .executableTarget(
             name: "FuzzJSONParser",
-            dependencies: [.product(name: "Validator", package: "APILayer")],
+            dependencies: ["FuzzSupport", .product(name: "Validator", package: "APILayer")],
             swiftSettings: fuzzSettings
         ),
         .executableTarget(
             name: "FuzzValidator",
-            dependencies: [.product(name: "Validator", package: "APILayer")],
+            dependencies: ["FuzzSupport", .product(name: "Validator", package: "APILayer")],
             swiftSettings: fuzzSettings
         ),
         .executableTarget(
             name: "FuzzTemplateArchive",
             dependencies: [
+                "FuzzSupport",
                 .product(name: "Templater", package: "APILayer"),
                 .product(name: "Validator", package: "APILayer"),
             ],

@@ -58,9 +58,9 @@ public final class DemoServer: Sendable {
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
-        let realms = TokenRealms()
+        let realms = TokenRealms { TokenAuthority() }
         DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
-        let sampleServices = SampleServices()
+        let sampleServices = SampleServices { SampleService() }
         DemoRoutes.addSampleAPIRoutes(to: router, services: sampleServices, realms: realms)
         DemoRoutes.addFaultRoutes(to: router)
         DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
@@ -97,13 +97,13 @@ public final class DemoServer: Sendable {
 
     /// The token authority of `realm` (made on first use): its settings and counters.
     public func tokenAuthority(realm: String) -> TokenAuthority {
-        realms.authority(realm)
+        realms[realm]
     }
 
     /// SampleService in `realm` (made on first use): its settings and call counts. Its methods
     /// are at `api/{realm}/method/`, its tokens come from `realm/{realm}/oauth/token`.
     public func sampleService(realm: String) -> SampleService {
-        sampleServices.service(realm)
+        sampleServices[realm]
     }
 
     /// The base URL of SampleService's methods in `realm`: `http://host:port/api/{realm}/method/`.

@@ -122,17 +122,3 @@ public final class TokenAuthority: Sendable {
         }
     }
 }
-
-/// The realms of a DemoServer, made on first use.
-final class TokenRealms: Sendable {
-    private let realms = NIOLockedValueBox<[String: TokenAuthority]>([:])
-
-    func authority(_ name: String) -> TokenAuthority {
-        realms.withLockedValue { realms in
-            if let existing = realms[name] { return existing }
-            let made = TokenAuthority()
-            realms[name] = made
-            return made
-        }
-    }
-}

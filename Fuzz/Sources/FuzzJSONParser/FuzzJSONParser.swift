@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 import Validator
 
@@ -20,22 +21,11 @@ public func fuzzJSONParser(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt 
     return 0
 }
 
-/// The process entry. SwiftPM links an executable's `main` to `FuzzJSONParser_main`, so this hands
-/// control to libFuzzer's driver (its own `main` is then never linked in).
+/// The process entry (`FuzzJSONParser_main`, see `runLibFuzzer`).
 @_cdecl("FuzzJSONParser_main")
 public func fuzzJSONParserMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return runFuzzerDriver(&count, &arguments) { bytes, size in
+    runLibFuzzer(argc, argv) { bytes, size in
         guard let bytes else { return 0 }
         return fuzzJSONParser(bytes, size)
     }
 }
-
-/// libFuzzer's `LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *, size_t))`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt

@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 import Templater
 
@@ -36,22 +37,11 @@ enum FuzzScratch {
     }()
 }
 
-/// The process entry. SwiftPM links an executable's `main` to `FuzzTemplateArchive_main`, so this hands
-/// control to libFuzzer's driver (its own `main` is then never linked in).
+/// The process entry (`FuzzTemplateArchive_main`, see `runLibFuzzer`).
 @_cdecl("FuzzTemplateArchive_main")
 public func fuzzTemplateArchiveMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return runFuzzerDriver(&count, &arguments) { bytes, size in
+    runLibFuzzer(argc, argv) { bytes, size in
         guard let bytes else { return 0 }
         return fuzzTemplateArchive(bytes, size)
     }
 }
-
-/// libFuzzer's `LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *, size_t))`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt

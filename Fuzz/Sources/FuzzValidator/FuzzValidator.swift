@@ -1,3 +1,4 @@
+import FuzzSupport
 import Foundation
 import Validator
 
@@ -27,22 +28,11 @@ public func fuzzValidator(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     return 0
 }
 
-/// The process entry. SwiftPM links an executable's `main` to `FuzzValidator_main`, so this hands
-/// control to libFuzzer's driver (its own `main` is then never linked in).
+/// The process entry (`FuzzValidator_main`, see `runLibFuzzer`).
 @_cdecl("FuzzValidator_main")
 public func fuzzValidatorMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> CInt {
-    var count = argc
-    var arguments: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = argv
-    return runFuzzerDriver(&count, &arguments) { bytes, size in
+    runLibFuzzer(argc, argv) { bytes, size in
         guard let bytes else { return 0 }
         return fuzzValidator(bytes, size)
     }
 }
-
-/// libFuzzer's `LLVMFuzzerRunDriver(int *argc, char ***argv, int (*callback)(const uint8_t *, size_t))`.
-@_silgen_name("LLVMFuzzerRunDriver")
-func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt

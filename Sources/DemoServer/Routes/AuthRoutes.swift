@@ -16,7 +16,7 @@ extension DemoRoutes {
     ///   changes the realm; `GET` reports its settings and counters.
     static func addAuthRoutes(to router: Router<BasicRequestContext>, realms: TokenRealms, flaky: FlakyCounters) {
         router.post("realm/{realm}/oauth/token") { request, context in
-            let authority = realms.authority(try context.parameters.require("realm"))
+            let authority = realms[try context.parameters.require("realm")]
             let body = try await request.body.collect(upTo: 64 * 1_024)
             let form = formFields(String(buffer: body))
             let settings = authority.snapshot
@@ -40,7 +40,7 @@ extension DemoRoutes {
 
         for method in [HTTPRequest.Method.get, .post] {
             router.on("realm/{realm}/protected", method: method) { request, context in
-                let authority = realms.authority(try context.parameters.require("realm"))
+                let authority = realms[try context.parameters.require("realm")]
                 _ = try await request.body.collect(upTo: 1 << 20)
                 guard authority.admit(bearer(of: request)) else {
                     return json(#"{"error":"invalid_token"}"#, status: .unauthorized)
@@ -50,7 +50,7 @@ extension DemoRoutes {
         }
 
         router.get("realm/{realm}/body-error") { request, context in
-            let authority = realms.authority(try context.parameters.require("realm"))
+            let authority = realms[try context.parameters.require("realm")]
             guard authority.admit(bearer(of: request)) else {
                 return json(#"{"error":{"error_code":5,"error_msg":"User authorization failed: invalid access_token"}}"#)
             }
@@ -78,7 +78,7 @@ extension DemoRoutes {
         }
 
         router.get("realm/{realm}/control") { _, context in
-            let snapshot = realms.authority(try context.parameters.require("realm")).snapshot
+            let snapshot = realms[try context.parameters.require("realm")].snapshot
             let data = try JSONEncoder().encode(snapshot)
             return json(String(decoding: data, as: UTF8.self))
         }
@@ -91,7 +91,7 @@ extension DemoRoutes {
                 var expireAll: Bool?
                 var clearLifetime: Bool?
             }
-            let authority = realms.authority(try context.parameters.require("realm"))
+            let authority = realms[try context.parameters.require("realm")]
             let body = try await request.body.collect(upTo: 64 * 1_024)
             let control = try JSONDecoder().decode(Control.self, from: Data(buffer: body))
             authority.configure(mode: control.mode, delay: control.delay,

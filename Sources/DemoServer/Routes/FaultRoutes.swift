@@ -42,7 +42,7 @@ extension DemoRoutes {
     /// probability P (default 0.1), as a service that loses sessions now and then.
     static func addRandomUnauthorizedRoute(to router: Router<BasicRequestContext>, realms: TokenRealms) {
         router.get("realm/{realm}/random-401") { request, context in
-            let authority = realms.authority(try context.parameters.require("realm"))
+            let authority = realms[try context.parameters.require("realm")]
             let share = min(max(request.uri.queryParameters.get("p", as: Double.self) ?? 0.1, 0), 1)
             guard authority.admit(bearer(of: request)), Double.random(in: 0..<1) >= share else {
                 return json(#"{"error":"invalid_token"}"#, status: .unauthorized)

@@ -19,7 +19,7 @@ extension DemoRoutes {
                 let realm = try context.parameters.require("realm")
                 let name = try context.parameters.require("name")
                 var call = SampleCall(name: name, realm: realm, authority: request.head.authority ?? "127.0.0.1",
-                                      service: services.service(realm))
+                                      service: services[realm])
                 try await call.readParameters(of: request)
                 call.service.count(name)
                 let latency = call.service.latency
@@ -36,7 +36,7 @@ extension DemoRoutes {
                     break
                 }
                 let token = bearer(of: request) ?? call.parameters["access_token"]
-                let tokens = realms.authority(realm)
+                let tokens = realms[realm]
                 guard tokens.admit(token) else {
                     return call.error(5, "User authorization failed: invalid access_token")
                 }
@@ -46,7 +46,7 @@ extension DemoRoutes {
         }
 
         router.post("api/{realm}/upload/{ticket}") { request, context in
-            let service = services.service(try context.parameters.require("realm"))
+            let service = services[try context.parameters.require("realm")]
             let ticket = try context.parameters.require("ticket")
             guard let contentType = request.headers[.contentType], let boundary = boundary(of: contentType) else {
                 return json(#"{"error":"expected multipart/form-data"}"#, status: .badRequest)
@@ -62,7 +62,7 @@ extension DemoRoutes {
         }
 
         router.get("api/{realm}/photos/{file}") { _, context in
-            let service = services.service(try context.parameters.require("realm"))
+            let service = services[try context.parameters.require("realm")]
             let file = try context.parameters.require("file")
             let parts = file.replacingOccurrences(of: ".jpg", with: "").split(separator: "_")
             guard file.hasSuffix(".jpg"), parts.count == 3, let owner = Int(parts[0]), let id = Int(parts[1]),

@@ -147,17 +147,3 @@ public final class SampleService: Sendable {
         return (try? JSONDecoder().decode([Entry].self, from: Data(photo.utf8)))?.first?.ticket
     }
 }
-
-/// The SampleService of every realm, made on first use.
-final class SampleServices: Sendable {
-    private let services = NIOLockedValueBox<[String: SampleService]>([:])
-
-    func service(_ realm: String) -> SampleService {
-        services.withLockedValue { services in
-            if let existing = services[realm] { return existing }
-            let made = SampleService()
-            services[realm] = made
-            return made
-        }
-    }
-}

@@ -80,8 +80,6 @@ extension BaseOperation {
             }
             apply({ $0.replay() }, to: &effects)
         }
-        // Called directly (not after `take`), the operation must leave the registry too.
-        PostponedOperations.shared.remove(self)
     }
 
     /// Ends a parked operation with `error`.
@@ -91,7 +89,6 @@ extension BaseOperation {
             storage.error = error
             apply({ $0.abort() }, to: &effects)
         }
-        PostponedOperations.shared.remove(self)
     }
 
     /// Hooks that prepare each request and judge each response (credentials, 401s); nil uses

@@ -268,7 +268,6 @@ public class BaseOperation: Operation, @unchecked Sendable {
         case .unpark:
             sink.discard()
             finishLocked()
-            effects.unparked = true
         }
         record(from: before, to: machine, in: &effects)
     }
@@ -279,6 +278,8 @@ public class BaseOperation: Operation, @unchecked Sendable {
         if before.isFinished != after.isFinished { effects.postFinished = true }
         if before.state != after.state { effects.newState = after.state }
         if before.state.isWorkingOrInProcess, after.state.isFinishedOrCancelled { effects.becameFinal = true }
+        // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
+        if before.isPostponed, !after.isPostponed { effects.unparked = true }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.

@@ -44,33 +44,26 @@ warnings.simplefilter("ignore")
 mode, out = sys.argv[1], sys.argv[2]
 GOOD = b'{"response": {"id": 1}}'
 
-def patch_sizes(path, size):
-    # Rewrites the uncompressed size in every central record and local header: a lying archive.
+def patch_field(path, size, central, local_offset):
+    # Rewrites a 4-byte size field (at `central` in every central record, `local_offset` in its
+    # local header): a lying archive.
     b = bytearray(open(path, "rb").read())
     eocd = b.rfind(b"PK\x05\x06")
     count = int.from_bytes(b[eocd + 10:eocd + 12], "little")
     p = int.from_bytes(b[eocd + 16:eocd + 20], "little")
     for _ in range(count):
         local = int.from_bytes(b[p + 42:p + 46], "little")
-        b[p + 24:p + 28] = size.to_bytes(4, "little")
-        b[local + 22:local + 26] = size.to_bytes(4, "little")
+        b[p + central:p + central + 4] = size.to_bytes(4, "little")
+        b[local + local_offset:local + local_offset + 4] = size.to_bytes(4, "little")
         n, e, c = (int.from_bytes(b[p + k:p + k + 2], "little") for k in (28, 30, 32))
         p += 46 + n + e + c
     open(path, "wb").write(b)
 
+def patch_sizes(path, size):
+    patch_field(path, size, 24, 22)             # uncompressed size
+
 def patch_compressed_sizes(path, size):
-    # Rewrites the compressed size in every central record and local header.
-    b = bytearray(open(path, "rb").read())
-    eocd = b.rfind(b"PK\x05\x06")
-    count = int.from_bytes(b[eocd + 10:eocd + 12], "little")
-    p = int.from_bytes(b[eocd + 16:eocd + 20], "little")
-    for _ in range(count):
-        local = int.from_bytes(b[p + 42:p + 46], "little")
-        b[p + 20:p + 24] = size.to_bytes(4, "little")
-        b[local + 18:local + 22] = size.to_bytes(4, "little")
-        n, e, c = (int.from_bytes(b[p + k:p + k + 2], "little") for k in (28, 30, 32))
-        p += 46 + n + e + c
-    open(path, "wb").write(b)
+    patch_field(path, size, 20, 18)             # compressed size
 
 def z(method=zipfile.ZIP_DEFLATED):
     return zipfile.ZipFile(out, "w", method)
