@@ -126,10 +126,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Linked into the test binary: the ThreadSanitizer suppressions of known false positives
+        // in dependencies (read by TSan at start-up; inert in a normal build).
+        .target(
+            name: "ThreadSanitizerSuppressions",
+            path: "Tests/ThreadSanitizerSuppressions"
+        ),
         .testTarget(
             name: "NetOpsTests",
             dependencies: [
-                "NetOps", "NetOpsNIO", "DemoServer",
+                "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -155,13 +161,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleAPITests",
-            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer"],
+            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer", "ThreadSanitizerSuppressions"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "APILayerTests",
             dependencies: [
-                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer",
+                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -169,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "Chaos", "APILayer", "NetOps", "DemoServer",
+                "Chaos", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
