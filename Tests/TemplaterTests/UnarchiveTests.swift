@@ -86,4 +86,24 @@ struct UnarchiveTests {
             #expect(listing(work) == ["a.zip"])
         }
     }
+
+    /// The archive fuzzer's crash: a ZIP64 locator aiming past Int64 made `FileHandle.seek` trap.
+    @Test func zip64EndRecordBeyondTheFileIsUnreadable() throws {
+        try withTemporaryFolder { work in
+            let archive = work.appendingPathComponent("a.zip")
+            try ArchiveTools.fixture("zip64-locator-beyond-file", at: archive)
+            let store = TemplateStore(directory: work.appendingPathComponent("t"))
+            do {
+                _ = try store.unarchiveDefaultTemplates(from: archive)
+                Issue.record("a ZIP64 end record beyond the file was accepted")
+            } catch let error as TemplaterError {
+                guard case let .archiveUnreadable(_, reason) = error else {
+                    Issue.record("expected archiveUnreadable, got \(error)")
+                    return
+                }
+                #expect(reason.contains("ZIP64 end record outside the file"), "reason: \(reason)")
+            }
+            #expect(listing(work) == ["a.zip"])
+        }
+    }
 }

@@ -100,6 +100,16 @@ elif mode == "lying-stored":
 elif mode == "lying-compressed":
     with z() as a: a.writestr("big.get.json", b'{"response": "' + b"z" * 5000 + b'"}')
     patch_compressed_sizes(out, 0xFFFFFFF0)
+elif mode == "zip64-locator-beyond-file":
+    # Entry counts of 0xFFFF call for ZIP64, and the inserted locator puts the ZIP64 end record
+    # far beyond the file, past Int64 (the archive fuzzer's crash).
+    with z() as a: a.writestr("users.get.json", GOOD)
+    b = bytearray(open(out, "rb").read())
+    eocd = b.rfind(b"PK\x05\x06")
+    b[eocd + 8:eocd + 12] = b"\xff\xff\xff\xff"
+    locator = b"PK\x06\x07" + (0).to_bytes(4, "little") + (0xFFFFFFFFFFFFFF00).to_bytes(8, "little") + (1).to_bytes(4, "little")
+    b[eocd:eocd] = locator
+    open(out, "wb").write(b)
 elif mode == "good":
     # Folders, Unicode names, a README (skipped), a broken template and invalid rules (rejected).
     method = zipfile.ZIP_STORED if sys.argv[3] == "stored" else zipfile.ZIP_DEFLATED
