@@ -6,7 +6,9 @@ import Validator
 /// Thread-safe: any number of threads may read while one writes, moves the folder or unpacks
 /// an archive. Reads of cached templates only take a short lock; a cache miss reads the disk
 /// outside any lock. Mutations (write, remove, move, unpack) are serialized among themselves
-/// and become visible to readers atomically (files are replaced by rename).
+/// and become visible to readers atomically: each publishes its change on disk (a rename or an
+/// unlink) under the short lock together with the cache update, so what a reader finds on disk
+/// is never newer than what the cache answers.
 ///
 /// Make independent stores on temporary folders in tests; services use `Templater.shared`.
 ///
@@ -108,9 +110,10 @@ public final class TemplateStore: Sendable {
                 return nil
             }
             let template = try TemplateDecoding.decode(data, name: name.rawValue, path: url.path)
-            // Two readers can race on one file while a write replaces it: the one that read the
-            // older file may get here last. Within a generation the first template cached wins and
-            // later readers return it, so no reader sees a template older than one already returned.
+            // Within one generation the file does not change (every mutation publishes under the
+            // lock and bumps the generation), unless someone edits it by hand: then the first
+            // template cached wins and later readers return it, so no reader goes back in time.
+            // After a mutation, what was read was current when it was read: returned, not cached.
             return state.withLock { state -> JSONValue in
                 guard state.generation == generation else { return template }
                 if let cached = state.cache[name] { return cached }
@@ -165,15 +168,20 @@ public final class TemplateStore: Sendable {
         try mutate { () throws(TemplaterError) in
             let folder = self.directory
             let url = folder.appendingPathComponent(name.fileName)
+            let temporary = FileSystem.temporarySibling(of: url, purpose: "write")
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try FileSystem.writeAtomically(data, to: url)
+                try data.write(to: temporary)
+                // The rename publishes the file; done under the lock with the cache update, a
+                // reader never reads the new file while the cache still answers the old template.
+                try self.state.withLock { state throws(FileSystem.RenameError) in
+                    try FileSystem.rename(temporary, to: url)
+                    state.generation &+= 1
+                    if state.bundleDirectory == nil { state.cache[name] = template }
+                }
             } catch {
+                try? FileSystem.removeIfPresent(temporary)
                 throw .writeFailed(name: name.rawValue, path: url.path, reason: error.templaterReason)
-            }
-            self.state.withLock { state in
-                state.generation &+= 1
-                if state.bundleDirectory == nil { state.cache[name] = template }
             }
         }
     }
@@ -198,13 +206,14 @@ public final class TemplateStore: Sendable {
         try mutate { () throws(TemplaterError) in
             let url = self.directory.appendingPathComponent(name.fileName)
             do {
-                try FileSystem.removeIfPresent(url)
+                // Unlinked under the lock with the cache update, as a write renames.
+                try self.state.withLock { state in
+                    try FileSystem.removeIfPresent(url)
+                    state.generation &+= 1
+                    state.cache[name] = nil
+                }
             } catch {
                 throw .removeFailed(path: url.path, reason: error.templaterReason)
-            }
-            self.state.withLock { state in
-                state.generation &+= 1
-                state.cache[name] = nil
             }
         }
     }

@@ -109,19 +109,6 @@ enum FileSystem {
             data.append(contentsOf: buffer[0 ..< count])
         }
     }
-
-    /// Writes `data` to `url` through a temporary sibling and a rename, so readers see the old
-    /// file or the new one, never a part.
-    static func writeAtomically(_ data: Data, to url: URL) throws {
-        let temporary = temporarySibling(of: url, purpose: "write")
-        do {
-            try data.write(to: temporary)
-            try rename(temporary, to: url)
-        } catch {
-            try? removeIfPresent(temporary)
-            throw error
-        }
-    }
 }
 
 /// `rename(2)` itself; at file scope the name is the C function's, not `FileSystem.rename`.
