@@ -18,8 +18,7 @@ struct EnginesBench: AsyncParsableCommand {
         abstract: "Small GETs at c=1/8/64: NIO engine vs raw AsyncHTTPClient vs URLSession; RSS of 1 GiB transfers."
     )
 
-    @Option(help: "A server to measure against (default: DemoServer in a child process).")
-    var url: String?
+    @OptionGroup var server: BenchServer
 
     @Option(help: "Requests per round, variant and concurrency.")
     var requests = 2_000
@@ -34,11 +33,8 @@ struct EnginesBench: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let server = url == nil ? try ServerProcess() : nil
-        defer { server?.stop() }
-        guard let base = url.flatMap(URL.init(string:)) ?? server?.baseURL else {
-            throw ValidationError("--url is not a URL")
-        }
+        let (base, child) = try server.start()
+        defer { child?.stop() }
         let smallURL = base.appendingPathComponent("json")
         let nioSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
         let urlConfiguration = NetworkSession.defaultConfiguration()
@@ -106,7 +102,7 @@ struct EnginesBench: AsyncParsableCommand {
                 name: "nio-upload-\(label)-rss-over-baseline", value: upload, unit: "MiB", target: "<= 16"))
         }
 
-        notes.append("server: \(url ?? "DemoServer in a child process"); \(requests) requests per round, \(rounds) interleaved rounds, medians")
+        notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append("nio-vs-ahc = DataTaskOperation on the NIO engine / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession")
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)

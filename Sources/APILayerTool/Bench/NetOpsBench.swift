@@ -13,8 +13,7 @@ struct NetOpsBench: AsyncParsableCommand {
         abstract: "Small-GET throughput and CPU per request vs raw URLSession; RSS of large transfers."
     )
 
-    @Option(help: "A server to measure against (default: DemoServer in a child process).")
-    var url: String?
+    @OptionGroup var server: BenchServer
 
     @Option(help: "Requests per round and concurrency.")
     var requests = 1_500
@@ -29,11 +28,8 @@ struct NetOpsBench: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let server = url == nil ? try ServerProcess() : nil
-        defer { server?.stop() }
-        guard let base = url.flatMap(URL.init(string:)) ?? server?.baseURL else {
-            throw ValidationError("--url is not a URL")
-        }
+        let (base, child) = try server.start()
+        defer { child?.stop() }
         let smallURL = base.appendingPathComponent("json")
         let configuration = NetworkSession.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = 64
@@ -43,7 +39,7 @@ struct NetOpsBench: AsyncParsableCommand {
         var figures: [BenchFigure] = []
         var notes: [String] = []
         for concurrency in [1, 8, 64] {
-            let result = try measureThroughput(url: smallURL, concurrency: concurrency, raw: raw)
+            let result = measureThroughput(url: smallURL, concurrency: concurrency, raw: raw)
             figures.append(BenchFigure(
                 name: "get-c\(concurrency)-throughput", value: result.ours.requestsPerSecond,
                 baseline: result.raw.requestsPerSecond, unit: "req/s", target: ">= 0.95"))
@@ -56,7 +52,7 @@ struct NetOpsBench: AsyncParsableCommand {
 
         let downloadURL = base.appendingPathComponent("bytes/\(downloadMiB << 20)")
         let rawDownload = try measureRawDownload(url: downloadURL, configuration: configuration)
-        let download = try await measureDownload(url: downloadURL)
+        let download = try await TransferMemory.download(downloadURL, session: BaseOperation.defaultSession)
         figures.append(BenchFigure(
             name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
             value: download, baseline: rawDownload, unit: "MiB", target: "<= 16"))
@@ -67,91 +63,40 @@ struct NetOpsBench: AsyncParsableCommand {
             name: "data-50mib-rss-over-baseline", value: extra / 1_048_576, baseline: Double(bodySize) / 1_048_576,
             ratio: extra / Double(bodySize), unit: "MiB", target: "<= 1.1"))
 
-        notes.append("server: \(url ?? "DemoServer in a child process"); \(requests) requests per round, \(rounds) interleaved rounds, medians")
+        notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append("throughput/cpu ratio = DataTaskOperation / raw URLSession (same configuration, completion-handler tasks)")
         notes.append("download baseline = a raw URLSession data task whose delegate streams chunks to a file (FoundationNetworking's own buffering)")
         BenchReport(suite: "netops", figures: figures, notes: notes).print(json: json)
         raw.invalidateAndCancel()
     }
 
-    struct RoundResult {
-        var requestsPerSecond: Double
-        var cpuMillisecondsPerRequest: Double
-    }
-
     /// Alternates raw and NetOps rounds so drift in the machine's load hits both alike.
-    private func measureThroughput(url: URL, concurrency: Int, raw: URLSession) throws -> (ours: RoundResult, raw: RoundResult) {
+    private func measureThroughput(url: URL, concurrency: Int, raw: URLSession) -> (ours: LoadResult, raw: LoadResult) {
+        let sendRaw: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
+            raw.dataTask(with: url) { _, _, _ in done() }.resume()
+        }
+        let sendOurs: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
+            DTO.get(url).onCompletion { _ in done() }.start()
+        }
         // Warm both paths (connections, caches).
-        _ = runRound(count: 200, concurrency: concurrency) { done in raw.dataTask(with: url) { _, _, _ in done() }.resume() }
-        _ = runRound(count: 200, concurrency: concurrency) { done in DTO.get(url).onCompletion { _ in done() }.start() }
-        var ours: [RoundResult] = []
-        var baseline: [RoundResult] = []
+        _ = LoadRound.run(count: 200, concurrency: concurrency, send: sendRaw)
+        _ = LoadRound.run(count: 200, concurrency: concurrency, send: sendOurs)
+        var ours: [LoadResult] = []
+        var baseline: [LoadResult] = []
         for _ in 0..<rounds {
-            baseline.append(runRound(count: requests, concurrency: concurrency) { done in
-                raw.dataTask(with: url) { _, _, _ in done() }.resume()
-            })
-            ours.append(runRound(count: requests, concurrency: concurrency) { done in
-                DTO.get(url).onCompletion { _ in done() }.start()
-            })
+            baseline.append(LoadRound.run(count: requests, concurrency: concurrency, send: sendRaw))
+            ours.append(LoadRound.run(count: requests, concurrency: concurrency, send: sendOurs))
         }
-        return (median(ours), median(baseline))
-    }
-
-    private func median(_ results: [RoundResult]) -> RoundResult {
-        let rates = results.map(\.requestsPerSecond).sorted()
-        let cpu = results.map(\.cpuMillisecondsPerRequest).sorted()
-        return RoundResult(requestsPerSecond: rates[rates.count / 2], cpuMillisecondsPerRequest: cpu[cpu.count / 2])
-    }
-
-    /// Runs `count` requests keeping `concurrency` in flight; `send` starts one and calls `done`.
-    private func runRound(count: Int, concurrency: Int, send: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) -> RoundResult {
-        let finished = DispatchSemaphore(value: 0)
-        let state = Locked((started: 0, completed: 0))
-        let startCPU = ProcessMetrics.cpuSeconds()
-        let startTime = DispatchTime.now()
-        @Sendable func next() {
-            let shouldStart = state.withLock { value -> Bool in
-                guard value.started < count else { return false }
-                value.started += 1
-                return true
-            }
-            guard shouldStart else { return }
-            send {
-                let all = state.withLock { value -> Bool in
-                    value.completed += 1
-                    return value.completed == count
-                }
-                if all { finished.signal() } else { next() }
-            }
-        }
-        for _ in 0..<concurrency { next() }
-        finished.wait()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
-        let cpu = ProcessMetrics.cpuSeconds() - startCPU
-        return RoundResult(requestsPerSecond: Double(count) / seconds, cpuMillisecondsPerRequest: cpu * 1_000 / Double(count))
+        return (LoadResult.median(ours), LoadResult.median(baseline))
     }
 
     /// Extra peak RSS (MiB) of a raw URLSession delegate streaming the same download to a file.
     private func measureRawDownload(url: URL, configuration: URLSessionConfiguration) throws -> Double {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TransferMemory.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let baseline = ProcessMetrics.residentBytes()
         ProcessMetrics.resetPeak()
         try RawStreamingDownload.run(url, to: directory.appendingPathComponent("raw.bin"), configuration: configuration)
-        let peak = ProcessMetrics.peakResidentBytes()
-        return Double(max(0, peak - baseline)) / 1_048_576
-    }
-
-    /// Extra peak RSS (MiB) of a DownloadOperation streaming to a file.
-    private func measureDownload(url: URL) async throws -> Double {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let baseline = ProcessMetrics.residentBytes()
-        ProcessMetrics.resetPeak()
-        let operation = DO.get(url, to: directory.appendingPathComponent("download.bin"))
-        try await operation.run()
         let peak = ProcessMetrics.peakResidentBytes()
         return Double(max(0, peak - baseline)) / 1_048_576
     }

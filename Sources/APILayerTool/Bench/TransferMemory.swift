@@ -31,7 +31,8 @@ enum TransferMemory {
         return Double(max(0, peak - baseline)) / 1_048_576
     }
 
-    private static func scratchDirectory() throws -> URL {
+    /// A new empty folder under the temporary directory; the caller removes it.
+    static func scratchDirectory() throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
