@@ -132,10 +132,17 @@ let package = Package(
             name: "ThreadSanitizerSuppressions",
             path: "Tests/ThreadSanitizerSuppressions"
         ),
+        // What several test targets share: the process's one DemoServer, a log capture, threads.
+        .target(
+            name: "TestSupport",
+            dependencies: ["DemoServer", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "NetOpsTests",
             dependencies: [
-                "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions",
+                "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -161,13 +168,13 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleAPITests",
-            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer", "ThreadSanitizerSuppressions"],
+            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "APILayerTests",
             dependencies: [
-                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
+                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -175,7 +182,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "Chaos", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions",
+                "Chaos", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

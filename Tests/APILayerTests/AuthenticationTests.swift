@@ -5,6 +5,7 @@ import NetOps
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TestSupport
 #endif
 
 /// One token refresh for any number of 401s, against DemoServer's OAuth 2.0 token endpoint.
@@ -15,7 +16,7 @@ struct AuthenticationTests {
     static func coordinator(
         base: URL,
         configuration: AuthenticationCoordinator.Configuration = .init(),
-        log: CapturedLog = CapturedLog()
+        log: LogCapture = LogCapture()
     ) -> AuthenticationCoordinator {
         AuthenticationCoordinator(
             authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 5),
@@ -32,8 +33,8 @@ struct AuthenticationTests {
     /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
     /// from 16 threads — make exactly one call to the token endpoint and all succeed.
     @Test func stormOfFiveHundredCostsOneRefresh() async throws {
-        let (server, realm, base) = try await Server.newRealm()
-        let log = CapturedLog()
+        let (server, realm, base) = try await TestServer.newRealm()
+        let log = LogCapture()
         let coordinator = Self.coordinator(base: base, log: log)
         let url = base.appendingPathComponent("protected")
         let results = try await runStorm(url: url, coordinator: coordinator)
@@ -52,7 +53,7 @@ struct AuthenticationTests {
     /// and every waiter (queue, await, syncStart) is released.
     @Test(arguments: [TokenAuthority.Mode.fail, .garbage])
     func failedRefreshEndsEveryOperation(_ mode: TokenAuthority.Mode) async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: mode, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
         let coordinator = Self.coordinator(base: base)
         let results = try await runStorm(url: base.appendingPathComponent("protected"), coordinator: coordinator)
@@ -63,7 +64,7 @@ struct AuthenticationTests {
 
     /// A token endpoint that hangs: the authenticator's timeout ends the refresh and every operation.
     @Test func hangingTokenEndpoint() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: .hang, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
         let coordinator = AuthenticationCoordinator(
             authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 0.5),
@@ -81,7 +82,7 @@ struct AuthenticationTests {
     /// A refresh taking 2 s while new operations keep arriving: they wait for it instead of
     /// sending the stale token, and one refresh serves all.
     @Test func slowRefreshWhileOperationsKeepArriving() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: nil, delay: 2, lifetime: nil, maxUses: nil, expireAll: false)
         let coordinator = Self.coordinator(base: base)
         let url = base.appendingPathComponent("protected")
@@ -102,7 +103,7 @@ struct AuthenticationTests {
     /// A 401 for a request sent with an older token version is replayed at once with the
     /// current token: no second refresh.
     @Test func staleVersionIsReplayedWithoutARefresh() async throws {
-        let (_, _, base) = try await Server.newRealm()
+        let (_, _, base) = try await TestServer.newRealm()
         let coordinator = Self.coordinator(base: base)
         let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
         guard case .proceed = coordinator.adapt(URLRequest(url: base), for: operation) else {
@@ -122,7 +123,7 @@ struct AuthenticationTests {
 
     /// A service that refuses every fresh token: the loop guard stops refreshing.
     @Test func refreshLoopGuard() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: nil, delay: nil, lifetime: nil, maxUses: .some(0), expireAll: false)
         var configuration = AuthenticationCoordinator.Configuration()
         configuration.refreshLimit = 3
@@ -135,7 +136,7 @@ struct AuthenticationTests {
 
     /// A service that answers 200 with `{"error":{"error_code":5}}` for a bad token.
     @Test func bodyLevelAuthenticationError() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         var configuration = AuthenticationCoordinator.Configuration()
         configuration.placement = .queryParameter("access_token")
         configuration.bodySaysUnauthorized = { body in
@@ -155,7 +156,7 @@ struct AuthenticationTests {
 
     /// Cancelling a parked operation ends it at once and takes it out of the parked set.
     @Test func cancellingAParkedOperation() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: nil, delay: 2, lifetime: nil, maxUses: nil, expireAll: false)
         let coordinator = Self.coordinator(base: base)
         let calls = Locked(0)
@@ -178,7 +179,7 @@ struct AuthenticationTests {
 
     /// Client credentials: a token for the service itself.
     @Test func clientCredentialsGrant() async throws {
-        let (server, realm, base) = try await Server.newRealm()
+        let (server, realm, base) = try await TestServer.newRealm()
         let authenticator = OAuthClientCredentialsAuthenticator(
             tokenURL: base.appendingPathComponent("oauth/token"), clientID: "demo-client", clientSecret: "demo-secret")
         let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: InMemoryTokenStore())

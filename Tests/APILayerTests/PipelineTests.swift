@@ -4,6 +4,7 @@ import NetOps
 import Templater
 import Testing
 import Validator
+import TestSupport
 
 /// The model of DemoServer's `/json`.
 private struct Project: Decodable, Sendable, Equatable {
@@ -75,7 +76,7 @@ struct PipelineTests {
     /// With authentication configured, the coordinator alone places the token, where the method
     /// wants it: once, and fresh again after a refresh.
     @Test func authenticatedCallsCarryTheTokenOnceWhereTheMethodSays() async throws {
-        let (server, realm, realmBase) = try await Server.newRealm()
+        let (server, realm, realmBase) = try await TestServer.newRealm()
         APIManager.configureAuthentication(
             authenticator: OAuthRefreshTokenAuthenticator(tokenURL: realmBase.appendingPathComponent("oauth/token")),
             store: InMemoryTokenStore(Token(accessToken: "stale-token", refreshToken: "seed-1")))
@@ -101,7 +102,7 @@ struct PipelineTests {
     }
 
     @Test func validatesAndMapsAResponse() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let project = try await APIManager.call(AdHocMethod("json"), as: Project.self)
             #expect(project == Project(id: 1, name: "APILayer", active: true, score: 4.5, tags: ["swift", "linux"]))
@@ -111,7 +112,7 @@ struct PipelineTests {
     }
 
     @Test func completionStyleReturnsTheOperation() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Project, APIError>, Never>) in
                 let operation = APIManager.call(AdHocMethod("json"), as: Project.self) { continuation.resume(returning: $0) }
@@ -130,7 +131,7 @@ struct PipelineTests {
     }
 
     @Test func parserStepRunsBeforeMapping() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let first = try await APIManager.call(AdHocMethod("json"), as: String.self) { json in
                 guard case let .array(tags) = try Parser.value(at: "tags", in: json), let first = tags.first else {
@@ -152,7 +153,7 @@ struct PipelineTests {
             var body: String
             var headers: [String: String]
         }
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         let method = AdHocMethod("echo", .post, .form, defaults: ["v": "5", "kept": "yes"], validation: .custom { _ in [] })
         try await withFacade(baseURL: server.baseURL) {
             let echo = try await APIManager.call(method, properties: ["v": "6", "text": "a b"], as: Echo.self)
@@ -171,7 +172,7 @@ struct PipelineTests {
             }
             var parts: [Part]
         }
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         let method = AdHocMethod("multipart", .post, .multipart, defaults: ["album": "7"], validation: .custom { _ in [] })
         try await withFacade(baseURL: server.baseURL) {
             let photo = MultipartFile(data: Data(repeating: 0x41, count: 1000), filename: "p.jpg", contentType: "image/jpeg")
@@ -187,7 +188,7 @@ struct PipelineTests {
     }
 
     @Test func cancellingTheTaskCancelsTheOperation() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL) {
             let started = Date()
             let task = Task { () async throws(APIError) -> Int in
@@ -208,7 +209,7 @@ struct PipelineTests {
     }
 
     @Test func emptyBodyIsNoContent() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL) {
             let answer = try await APIManager.call(AdHocMethod("bytes/0", validation: .custom { _ in [] }), as: NoContent.self)
             #expect(answer == NoContent())
@@ -236,7 +237,7 @@ struct PipelineTests {
     }
 
     @Test func serverStatusFails() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL) {
             let error = await apiError { () async throws(APIError) in
                 try await APIManager.call(AdHocMethod("status/500"), as: Project.self)
@@ -249,7 +250,7 @@ struct PipelineTests {
     }
 
     @Test func bodyErrorIsAServerFailure() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         let method = AdHocMethod("json", bodyError: { json in
             guard case let .object(body) = json, body["owner"] == .null else { return nil }
             return "project has no owner"
@@ -263,7 +264,7 @@ struct PipelineTests {
     }
 
     @Test func validationFailureNamesThePointer() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         var broken = projectTemplate
         if case var .object(object) = broken { object["name"] = .int(1); broken = .object(object) }
         try await withFacade(baseURL: server.baseURL, templates: ["json": broken]) {
@@ -275,7 +276,7 @@ struct PipelineTests {
     }
 
     @Test func customValidationNeedsNoTemplate() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         let rejecting = AdHocMethod("json", validation: .custom { _ in
             [ValidationError(path: "/id", check: .custom("positive"), expected: "> 1", actual: "1")]
         })
@@ -290,7 +291,7 @@ struct PipelineTests {
     }
 
     @Test func wrongModelFailsMapping() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let error = await apiError { () async throws(APIError) in
                 try await APIManager.call(AdHocMethod("json"), as: WrongProject.self)
@@ -301,7 +302,7 @@ struct PipelineTests {
     }
 
     @Test func missingTemplateIsTyped() async throws {
-        let server = try await Server.get()
+        let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
             #expect(error?.stageName == "templateMissing")

@@ -2,6 +2,7 @@ import Chaos
 import DemoServer
 import Foundation
 import Testing
+import TestSupport
 
 /// The bounded chaos run of every CI run: 2 000 operations of every kind against the fault
 /// routes under random cancel/suspend/resume, with nothing hung, completed twice, leaked or

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Bad URLs, dead servers and broken bodies end the operation with a clear error: never a hang,
 /// never a crash.

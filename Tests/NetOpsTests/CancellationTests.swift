@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Cancelling at every point of an operation's life: it ends `.cancelled` and its completion
 /// runs exactly once.

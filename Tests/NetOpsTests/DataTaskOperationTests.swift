@@ -2,6 +2,7 @@ import DemoServer
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Requests, responses and errors of `DataTaskOperation` against DemoServer.
 struct DataTaskOperationTests {

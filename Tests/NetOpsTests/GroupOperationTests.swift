@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Group operations against DemoServer: sync and async bodies, nesting, queues, failure
 /// policies, the combinators, and cancellation reaching the innermost running operation.

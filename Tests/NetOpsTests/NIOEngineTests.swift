@@ -3,6 +3,7 @@ import Logging
 @testable import NetOps
 import NetOpsNIO
 import Testing
+import TestSupport
 
 /// What only the SwiftNIO engine has: its lifetime and its TLS opt-out.
 struct NIOEngineTests {
@@ -37,38 +38,12 @@ struct NIOEngineTests {
         let lines = LogCapture()
         let logger = Logger(label: "test") { _ in lines.handler }
         let session = NetworkSession.nio(configuration: NIOEngineConfiguration(insecureSkipCertificateVerification: true, logger: logger))
-        #expect(lines.messages.contains { $0.contains("certificate verification is OFF") })
+        #expect(lines.messages(atLeast: .warning).contains { $0.contains("certificate verification is OFF") })
 
         let quiet = LogCapture()
         let safe = NetworkSession.nio(configuration: NIOEngineConfiguration(logger: Logger(label: "test") { _ in quiet.handler }))
         try await safe.shutdownNIOEngine()
-        #expect(quiet.messages.isEmpty)
+        #expect(quiet.messages(atLeast: .warning).isEmpty)
         try await session.shutdownNIOEngine()
-    }
-}
-
-/// Keeps the warning-or-worse messages logged through its `handler`.
-final class LogCapture: Sendable {
-    private let lines = Locked<[String]>([])
-
-    var messages: [String] { lines.withLock { $0 } }
-
-    /// A log handler that records into this capture.
-    var handler: Handler { Handler(lines: lines) }
-
-    struct Handler: LogHandler {
-        let lines: Locked<[String]>
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            guard event.level >= .warning else { return }
-            lines.withLock { $0.append(event.message.description) }
-        }
     }
 }

@@ -3,6 +3,7 @@ import Testing
 @testable import NetOps
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TestSupport
 #endif
 
 /// Parked operations keep their identity: the same object is replayed or failed, and its

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Operations in `OperationQueue`s: limits, dependencies, deallocation, owner cancellation.
 @Suite(.timeLimit(.minutes(2)))

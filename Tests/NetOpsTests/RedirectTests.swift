@@ -2,6 +2,7 @@ import DemoServer
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Redirects are followed, and credentials never travel to another origin (scheme, host or
 /// port), on either engine.

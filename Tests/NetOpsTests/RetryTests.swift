@@ -3,6 +3,7 @@ import Testing
 @testable import NetOps
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import TestSupport
 #endif
 
 /// The retry policy: which requests are sent again, when, and how often.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import NetOps
+import TestSupport
 
 /// Uses the public API from `@Sendable` contexts, so Swift 6's checks keep it honest.
 struct SendableTests {

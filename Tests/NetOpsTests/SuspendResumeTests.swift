@@ -2,6 +2,7 @@ import DemoServer
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// FoundationNetworking's own suspend/resume restarts the body from byte 0 and appends it; these
 /// tests prove NetOps pauses for real and the result is byte-identical.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// `syncStart()`, `run()` and the delegate.
 @Suite(.timeLimit(.minutes(1)))

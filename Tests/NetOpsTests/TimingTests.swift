@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Timeouts, deadlines and the time limit between runs.
 @Suite(.timeLimit(.minutes(1)))

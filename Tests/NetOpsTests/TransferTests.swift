@@ -2,6 +2,7 @@ import DemoServer
 import Foundation
 import Testing
 @testable import NetOps
+import TestSupport
 
 /// Downloads, uploads, progress and temporary files.
 @Suite(.timeLimit(.minutes(2)))

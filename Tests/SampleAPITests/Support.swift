@@ -5,13 +5,7 @@ import NetOps
 import SampleAPI
 import SampleTemplates
 import Templater
-
-/// The DemoServer of this test process.
-enum Server {
-    private static let shared = Task { try await DemoServer.start() }
-
-    static func get() async throws -> DemoServer { try await shared.value }
-}
+import TestSupport
 
 /// One test's SampleService: a realm nobody else uses, and APIManager set up for it.
 struct SampleFixture {
@@ -31,7 +25,7 @@ func withSampleService(
     templates: TemplateStore = TemplateStore(directory: SampleTemplates.directory),
     _ body: (SampleFixture) async throws -> Void
 ) async throws {
-    let server = try await Server.get()
+    let server = try await TestServer.get()
     let realm = "s\(UUID().uuidString.prefix(8))"
     let coordinator = SampleAPI.prepareAPIManager(
         baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),

@@ -2,22 +2,6 @@ import DemoServer
 import Foundation
 import Crypto
 
-/// One DemoServer for the whole test process, started on first use.
-enum TestServer {
-    private static let shared = Task { try await DemoServer.start() }
-
-    /// The running server.
-    static func get() async throws -> DemoServer {
-        try await shared.value
-    }
-
-    /// The absolute URL of `path` (with query) on the shared server.
-    static func url(_ path: String) async throws -> URL {
-        let server = try await get()
-        return URL(string: path, relativeTo: server.baseURL)!.absoluteURL
-    }
-}
-
 /// Hex SHA-256 of `data`.
 func sha256(_ data: Data) -> String {
     SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
@@ -26,24 +10,6 @@ func sha256(_ data: Data) -> String {
 /// Hex SHA-256 of DemoServer's payload of `size` bytes.
 func payloadSHA256(size: Int) -> String {
     sha256(DemoPayload.data(size: size))
-}
-
-/// Runs `body` on `count` new threads at once (not on Swift-concurrency threads, so blocking
-/// calls like `syncStart()` are allowed) and returns when all have returned.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) async {
-    await withTaskGroup(of: Void.self) { group in
-        for index in 0..<count {
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let thread = Thread {
-                        body(index)
-                        continuation.resume()
-                    }
-                    thread.start()
-                }
-            }
-        }
-    }
 }
 
 /// A counter safe to bump from any thread.
