@@ -95,18 +95,29 @@ struct DirectoryMover {
         return UInt64(status.st_dev)
     }
 
-    /// Throws unless every file under `source` has a byte-identical twin under `copy`.
+    /// Throws unless everything under `source`, subfolders and hidden files included, has an
+    /// identical twin under `copy`: files byte for byte, folders as folders, and symbolic links
+    /// as links with the same destination (a link is compared, never followed).
     static func verifyCopy(of source: URL, at copy: URL) throws {
         struct Mismatch: Error, CustomStringConvertible {
             var path: String
             var description: String { "the copy of \(path) differs from its source" }
         }
-        guard let walker = FileManager.default.enumerator(atPath: source.path) else { throw Mismatch(path: source.path) }
-        while let relative = walker.nextObject() as? String {
-            let original = source.appendingPathComponent(relative)
-            guard !FileSystem.isDirectory(original) else { continue }
-            let twin = copy.appendingPathComponent(relative)
-            let same = (try? Data(contentsOf: original)) == (try? Data(contentsOf: twin))
+        for item in try FolderWalk.items(in: source, includeHidden: true) {
+            let original = source.appendingPathComponent(item.relativePath)
+            let twin = copy.appendingPathComponent(item.relativePath)
+            guard FolderWalk.kind(of: twin) == item.kind else { throw Mismatch(path: original.path) }
+            let same: Bool
+            switch item.kind {
+            case .file:
+                same = (try? Data(contentsOf: original)) == (try? Data(contentsOf: twin))
+            case .symbolicLink:
+                let manager = FileManager.default
+                same = (try? manager.destinationOfSymbolicLink(atPath: original.path))
+                    == (try? manager.destinationOfSymbolicLink(atPath: twin.path))
+            case .folder, .other:
+                same = true
+            }
             if !same { throw Mismatch(path: original.path) }
         }
     }

@@ -34,20 +34,33 @@ public enum TemplateDecoding {
         }
     }
 
-    /// Reads and checks every `*.json` file at the top of `folder`, in name order.
+    /// Reads and checks every `*.json` file of `folder`, subfolders included, in path order.
     ///
+    /// Files are named by their path inside the folder (`issues/list.json`). Hidden files and
+    /// folders are left out. A symbolic link is reported as a failure and not followed: Templater
+    /// never reads through a link inside a template folder.
     /// - Returns: One result per file: the template, or why it is unusable.
     /// - Throws: `TemplaterError.unreadable` when the folder itself cannot be listed.
     public static func checkFolder(_ folder: URL) throws(TemplaterError) -> [(file: String, result: Result<JSONValue, TemplaterError>)] {
-        let names: [String]
+        let items: [FolderWalk.Item]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            items = try FolderWalk.items(in: folder, includeHidden: false)
         } catch {
             throw .unreadable(name: "", path: folder.path, reason: error.templaterReason)
         }
-        return names.filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.sorted().map { file in
+        return items.compactMap { item -> (file: String, result: Result<JSONValue, TemplaterError>)? in
+            let file = item.relativePath
             let url = folder.appendingPathComponent(file)
-            let name = String(file.dropLast(5))
+            let name = file.hasSuffix(".json") ? String(file.dropLast(5)) : file
+            switch item.kind {
+            case .symbolicLink:
+                let reason = FileSystem.InsideError.symbolicLink(file).description
+                return (file, .failure(.unreadable(name: name, path: url.path, reason: reason)))
+            case .file where file.hasSuffix(".json"):
+                break
+            default:
+                return nil
+            }
             if let reason = TemplateName.problem(with: name) {
                 return (file, .failure(.invalidName(name: name, reason: reason)))
             }
@@ -57,6 +70,6 @@ public enum TemplateDecoding {
             } catch {
                 return (file, .failure(.unreadable(name: name, path: url.path, reason: error.templaterReason)))
             }
-        }
+        }.sorted { Array($0.file.utf8).lexicographicallyPrecedes(Array($1.file.utf8)) }
     }
 }

@@ -22,10 +22,19 @@ public final class TemplateStore: Sendable {
         var directory: URL
         var bundleDirectory: URL?
         var cache: [TemplateName: JSONValue] = [:]
+        /// Templates compiled for validation, each with the generation it was compiled in: an
+        /// entry of an older generation is stale and compiled again on the next read.
+        var compiled: [TemplateName: CompiledEntry] = [:]
         /// Bumped by every mutation; a cache miss only fills the cache if it did not change meanwhile.
         var generation: UInt64 = 0
 
         var readDirectory: URL { bundleDirectory ?? directory }
+    }
+
+    /// A compiled template and the store generation its JSON belonged to.
+    struct CompiledEntry {
+        var generation: UInt64
+        var template: Template
     }
 
     /// The cache, the folder's location and the generation counter.
@@ -91,15 +100,59 @@ public final class TemplateStore: Sendable {
 
     /// The template for `name`: from memory, else from disk (then kept in memory).
     public func template(for name: TemplateName) throws(TemplaterError) -> JSONValue? {
+        try versionedTemplate(for: name)?.json
+    }
+
+    /// The template for `name` compiled for validation, compiled once per template version.
+    ///
+    /// Every call of one version (between two mutations of the store: a write, a removal, a
+    /// move, an unpack, `purgeCache`) shares one compiled `Template`; the first call after a
+    /// mutation compiles again. Compiling happens outside the store's lock, so concurrent first
+    /// calls may each compile; one result is kept.
+    /// - Returns: The compiled template, or `nil` when there is no file for it.
+    /// - Throws: What `template(for:)` throws, and `TemplaterError.invalidRules` when the template
+    ///   does not compile.
+    public func compiledTemplate(for name: String) throws(TemplaterError) -> Template? {
+        try compiledTemplate(for: TemplateName(name))
+    }
+
+    /// The template for `name` compiled for validation; see `compiledTemplate(for:)` with a `String`.
+    public func compiledTemplate(for name: TemplateName) throws(TemplaterError) -> Template? {
+        let hit = state.withLock { state -> Template? in
+            guard let entry = state.compiled[name], entry.generation == state.generation else { return nil }
+            return entry.template
+        }
+        if let hit { return hit }
+        guard let (json, generation) = try versionedTemplate(for: name) else { return nil }
+        let template: Template
+        do {
+            template = try Template(json)
+        } catch {
+            let path = directory.appendingPathComponent(name.fileName).path
+            throw .invalidRules(name: name.rawValue, path: path, reason: error.errors.map(\.description).joined(separator: "; "))
+        }
+        return state.withLock { state -> Template in
+            // Kept only if no mutation came between the read and now: a later version must not
+            // be answered with this one.
+            guard state.generation == generation else { return template }
+            if let entry = state.compiled[name], entry.generation == generation { return entry.template }
+            state.compiled[name] = CompiledEntry(generation: generation, template: template)
+            return template
+        }
+    }
+
+    /// The template for `name` with the generation it is current in.
+    private func versionedTemplate(for name: TemplateName) throws(TemplaterError) -> (json: JSONValue, generation: UInt64)? {
         // A concurrent move or unpack can pull the folder away between the snapshot and the read;
         // the generation tells, and the read is retried against the new folder.
         for _ in 0 ..< 8 {
             let (cached, generation, folder) = state.withLock { ($0.cache[name], $0.generation, $0.readDirectory) }
-            if let cached { return cached }
+            if let cached { return (cached, generation) }
             let url = folder.appendingPathComponent(name.fileName)
             let read: Data?
             do {
-                read = try FileSystem.readFileIfPresent(url)
+                // Folder by folder, never following a link below the template folder.
+                read = try FileSystem.readFile(folder, segments: name.folderSegments + [name.leafFileName])
             } catch {
                 if state.withLock({ $0.generation }) != generation { continue }
                 throw .unreadable(name: name.rawValue, path: url.path, reason: error.description)
@@ -114,25 +167,29 @@ public final class TemplateStore: Sendable {
             // lock and bumps the generation), unless someone edits it by hand: then the first
             // template cached wins and later readers return it, so no reader goes back in time.
             // After a mutation, what was read was current when it was read: returned, not cached.
-            return state.withLock { state -> JSONValue in
-                guard state.generation == generation else { return template }
-                if let cached = state.cache[name] { return cached }
+            return state.withLock { state -> (json: JSONValue, generation: UInt64) in
+                guard state.generation == generation else { return (template, generation) }
+                if let cached = state.cache[name] { return (cached, generation) }
                 state.cache[name] = template
-                return template
+                return (template, generation)
             }
         }
         return nil
     }
 
-    /// The names of the templates in the folder reads come from, sorted.
+    /// The names of the templates in the folder reads come from, subfolders included, sorted.
     ///
+    /// Symbolic links inside the folder (to files or to folders) are not followed, so the
+    /// templates behind them are not listed (reading them throws); nor are hidden files and
+    /// folders (names starting with a dot), or files whose path is not a valid name.
     /// - Throws: `TemplaterError.unreadable` when the folder exists but cannot be listed.
     public func templateNames() throws(TemplaterError) -> [TemplateName] {
         let folder = state.withLock { $0.readDirectory }
         guard FileSystem.exists(folder) else { return [] }
         do {
-            return try FileManager.default.contentsOfDirectory(atPath: folder.path)
-                .compactMap(TemplateName.init(fileName:))
+            return try FolderWalk.items(in: folder, includeHidden: false)
+                .filter { $0.kind == .file }
+                .compactMap { TemplateName(fileName: $0.relativePath) }
                 .sorted { $0.rawValue < $1.rawValue }
         } catch {
             throw .unreadable(name: "", path: folder.path, reason: error.templaterReason)
@@ -145,6 +202,7 @@ public final class TemplateStore: Sendable {
     public func purgeCache() {
         state.withLock { state in
             state.cache.removeAll()
+            state.compiled.removeAll()
             state.generation &+= 1
         }
     }
@@ -154,12 +212,20 @@ public final class TemplateStore: Sendable {
         state.withLock { $0.cache[name] != nil }
     }
 
+    /// Whether a compiled template for `name` of the current version is in memory (for tests and
+    /// diagnostics).
+    public func isCompiled(_ name: TemplateName) -> Bool {
+        state.withLock { state in state.compiled[name].map { $0.generation == state.generation } ?? false }
+    }
+
     // MARK: Writing
 
     /// Writes `template` as the template for `name`, replacing any previous one atomically.
     ///
-    /// The template's own rules are checked first. The file is pretty-printed with sorted keys.
-    /// - Throws: `TemplaterError.invalidName`, `.invalidRules` or `.writeFailed`.
+    /// The template's own rules are checked first. The file is pretty-printed with sorted keys,
+    /// synced, and renamed into place. The folders of a name with `/` are created as needed.
+    /// - Throws: `TemplaterError.invalidName`, `.invalidRules` or `.writeFailed` (also when a
+    ///   folder of the name is a symbolic link: links inside the template folder are never followed).
     public func write(_ template: JSONValue, for name: String) throws(TemplaterError) {
         let name = try TemplateName(name)
         let folder = directory
@@ -168,19 +234,29 @@ public final class TemplateStore: Sendable {
         try mutate { () throws(TemplaterError) in
             let folder = self.directory
             let url = folder.appendingPathComponent(name.fileName)
-            let temporary = FileSystem.temporarySibling(of: url, purpose: "write")
+            let leaf = name.leafFileName
+            let temporary = ".\(leaf).write-\(UUID().uuidString)"
+            var created = 0
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                try data.write(to: temporary)
-                // The rename publishes the file; done under the lock with the cache update, a
-                // reader never reads the new file while the cache still answers the old template.
-                try self.state.withLock { state throws(FileSystem.RenameError) in
-                    try FileSystem.rename(temporary, to: url)
-                    state.generation &+= 1
-                    if state.bundleDirectory == nil { state.cache[name] = template }
+                let parent = try FileSystem.openOrCreateFolder(folder, segments: name.folderSegments, created: &created)
+                defer { parent.close() }
+                do {
+                    try FileSystem.createFile(data, named: temporary, in: parent, sync: true)
+                    // The rename publishes the file; done under the lock with the cache update, a
+                    // reader never reads the new file while the cache still answers the old template.
+                    try self.state.withLock { state throws(FileSystem.RenameError) in
+                        try FileSystem.rename(temporary, to: leaf, in: parent)
+                        state.generation &+= 1
+                        if state.bundleDirectory == nil { state.cache[name] = template }
+                    }
+                } catch {
+                    _ = try? FileSystem.unlink(temporary, in: parent)
+                    throw error
                 }
             } catch {
-                try? FileSystem.removeIfPresent(temporary)
+                // Folders this write created for nothing go again.
+                FileSystem.removeEmptyFolders(folder, segments: name.folderSegments, atMost: created)
                 throw .writeFailed(name: name.rawValue, path: url.path, reason: error.templaterReason)
             }
         }
@@ -200,21 +276,32 @@ public final class TemplateStore: Sendable {
 
     /// Removes the template for `name` from disk and memory; no template is not an error.
     ///
-    /// - Throws: `TemplaterError.invalidName` or `.removeFailed`.
+    /// For a name with `/`, the folders of the name that removing its file leaves empty are
+    /// removed too, innermost first (never the template folder itself).
+    /// - Throws: `TemplaterError.invalidName` or `.removeFailed` (also when a folder of the name
+    ///   is a symbolic link: links inside the template folder are never followed).
     public func remove(for name: String) throws(TemplaterError) {
         let name = try TemplateName(name)
         try mutate { () throws(TemplaterError) in
-            let url = self.directory.appendingPathComponent(name.fileName)
+            let folder = self.directory
+            let url = folder.appendingPathComponent(name.fileName)
+            let removed: Bool
             do {
+                let parent = try FileSystem.openFolder(folder, segments: name.folderSegments, create: false)
+                defer { parent?.close() }
                 // Unlinked under the lock with the cache update, as a write renames.
-                try self.state.withLock { state in
-                    try FileSystem.removeIfPresent(url)
+                removed = try self.state.withLock { state throws(FileSystem.POSIXFailure) -> Bool in
+                    let removed = try parent.map { parent throws(FileSystem.POSIXFailure) in
+                        try FileSystem.unlink(name.leafFileName, in: parent)
+                    } ?? false
                     state.generation &+= 1
                     state.cache[name] = nil
+                    return removed
                 }
             } catch {
                 throw .removeFailed(path: url.path, reason: error.templaterReason)
             }
+            if removed { FileSystem.removeEmptyFolders(folder, segments: name.folderSegments) }
         }
     }
 

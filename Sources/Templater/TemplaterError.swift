@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every case's `description` is one line a log reader understands without the code.
 public enum TemplaterError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A template name cannot name a file in the template folder (empty, a path separator, `..` …).
+    /// A template name cannot name a file inside the template folder (empty, `..`, `//`, a backslash …).
     case invalidName(name: String, reason: String)
     /// A template file exists but could not be read.
     case unreadable(name: String, path: String, reason: String)

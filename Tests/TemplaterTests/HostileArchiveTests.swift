@@ -19,6 +19,16 @@ struct HostileArchiveTests {
     static let cases: [Case] = [
         Case(label: "'..' entry", make: { archive, _ in try ArchiveTools.fixture("dotdot", at: archive) }, reason: "'..'"),
         Case(label: "'..' inside a folder", make: { archive, _ in try ArchiveTools.fixture("nested-dotdot", at: archive) }, reason: "'..'"),
+        Case(label: "'..' deep inside nested folders", make: { archive, _ in try ArchiveTools.fixture("deep-dotdot", at: archive) }, reason: "'..'"),
+        Case(label: "'.' segment in a nested path", make: { archive, _ in try ArchiveTools.fixture("dot-segment", at: archive) }, reason: "'.'"),
+        Case(label: "empty segment in a nested path", make: { archive, _ in try ArchiveTools.fixture("empty-segment", at: archive) }, reason: "empty"),
+        Case(label: "absolute nested path", make: { try ArchiveTools.fixture("nested-absolute", at: $0, [$1.path]) }, reason: "absolute"),
+        Case(label: "symbolic link as a folder, then a file inside it", make: {
+            try ArchiveTools.fixture("symlinked-folder", at: $0, [$1.deletingLastPathComponent().path])
+        }, reason: "symbolic link"),
+        Case(label: "duplicate nested names", make: { archive, _ in try ArchiveTools.fixture("nested-duplicate", at: archive) }, reason: "duplicate"),
+        Case(label: "a file and a folder of the same name", make: { archive, _ in try ArchiveTools.fixture("file-and-folder", at: archive) },
+             reason: "both a file and a folder"),
         Case(label: "absolute path", make: { try ArchiveTools.fixture("absolute", at: $0, [$1.path]) }, reason: "absolute"),
         Case(label: "backslash path", make: { archive, _ in try ArchiveTools.fixture("backslash", at: archive) }, reason: "backslash"),
         Case(label: "symbolic link", make: { archive, _ in try ArchiveTools.fixture("symlink", at: archive) }, reason: "symbolic link"),
@@ -79,6 +89,7 @@ struct HostileArchiveTests {
             #expect(snapshot(parent) == before)
             #expect(listing(parent) == ["templates"])
             #expect(!FileManager.default.fileExists(atPath: outside.path))
+            #expect(!FileManager.default.fileExists(atPath: outside.deletingLastPathComponent().appendingPathComponent("escaped.json").path))
             #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("escaped.json").path))
             #expect(!FileManager.default.fileExists(atPath: work.appendingPathComponent("inputs/escaped.json").path))
             #expect(try store.template(for: "users.get") == sampleTemplate(1))

@@ -49,13 +49,15 @@ struct UnarchiveTests {
             let store = TemplateStore(directory: target)
             let report = try store.unarchiveDefaultTemplates(from: archive)
             #expect(report.outcome == .unpacked)
-            #expect(report.installed == ["users.get", "wall.post", "пользователи.get"].sorted())
+            // Folders are kept: an entry's path in the archive is the template's path in the folder.
+            #expect(report.installed == ["templates/users.get", "templates/nested/wall.post", "пользователи.get"].sorted())
             #expect(report.skipped.map(\.path) == ["README.txt"])
             #expect(report.rejected.map(\.path).sorted() == ["badrules.get.json", "broken.get.json"])
             #expect(!report.isClean)
-            #expect(try store.template(for: "wall.post") == .object(["response": .object(["post_id": .int(7)])]))
+            #expect(try store.template(for: "templates/nested/wall.post") == .object(["response": .object(["post_id": .int(7)])]))
             #expect(try store.template(for: "пользователи.get") == .object(["ответ": .string("да")]))
-            #expect(listing(target) == [ArchiveMarker.fileName, "users.get.json", "wall.post.json", "пользователи.get.json"].sorted())
+            #expect(listing(target) == [ArchiveMarker.fileName, "templates", "пользователи.get.json"].sorted())
+            #expect(listing(target.appendingPathComponent("templates")) == ["nested", "users.get.json"])
             #expect(listing(target.deletingLastPathComponent()) == ["templates"])
         }
     }

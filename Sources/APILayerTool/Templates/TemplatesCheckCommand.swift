@@ -9,7 +9,7 @@ struct TemplatesCheckCommand: ParsableCommand {
         abstract: "Check that every template in a folder parses and has valid rules."
     )
 
-    @Argument(help: "The folder of *.json templates.")
+    @Argument(help: "The folder of *.json templates (subfolders included).")
     var dir: String
 
     func run() throws {

@@ -9,7 +9,7 @@ struct TemplatesPackCommand: ParsableCommand {
         abstract: "Pack a folder's templates into a deterministic ZIP archive (after checking them)."
     )
 
-    @Argument(help: "The folder of *.json templates.")
+    @Argument(help: "The folder of *.json templates (subfolders included).")
     var dir: String
 
     @Option(name: .long, help: "The archive to write (replaced atomically).")

@@ -7,7 +7,7 @@ import Validator
 struct TemplatesShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "show", abstract: "Print one template.")
 
-    @Argument(help: "The API method name, e.g. users.get.")
+    @Argument(help: "The API method name, e.g. users.get or issues/list-for-repo.")
     var name: String
 
     @Option(name: .long, help: "The template folder (default: the Templater default folder).")

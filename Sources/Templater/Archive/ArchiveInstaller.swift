@@ -41,27 +41,26 @@ struct ArchiveInstaller {
             var marker = ArchiveMarker(archiveSHA256: digest, files: [:])
             var rejectedFiles = Set<String>()
             try SafeUnarchiver(limits: limits).forEachFile(in: archive) { file throws(TemplaterError) in
-                let fileName = file.components[file.components.count - 1]
-                guard fileName.hasSuffix(".json"), !fileName.hasPrefix(".") else {
-                    report.skipped.append(.init(path: file.entryPath, reason: "not a template (.json) file"))
+                // The entry's path is the template's path in the folder: `issues/list.json` is
+                // the template `issues/list`. (The unarchiver refused `..`, absolute paths and
+                // duplicates already.)
+                if let skip = Self.skipReason(file.components) {
+                    report.skipped.append(.init(path: file.entryPath, reason: skip))
                     return
                 }
-                if marker.files[fileName] != nil || rejectedFiles.contains(fileName) {
-                    throw .archiveRefused(path: archive.path, entry: file.entryPath,
-                                          reason: "another entry also installs as \(fileName)")
-                }
-                switch Result(catching: { () throws(TemplaterError) in try install(file, as: fileName, into: replacement) }) {
+                let relativePath = file.components.joined(separator: "/")
+                switch Result(catching: { () throws(TemplaterError) in try install(file, at: relativePath, into: replacement) }) {
                 case .success:
-                    marker.files[fileName] = ArchiveMarker.fingerprint(crc32: file.crc32, count: file.data.count)
-                    report.installed.append(String(fileName.dropLast(5)))
+                    marker.files[relativePath] = ArchiveMarker.fingerprint(crc32: file.crc32, count: file.data.count)
+                    report.installed.append(String(relativePath.dropLast(5)))
                 case let .failure(error):
-                    rejectedFiles.insert(fileName)
+                    rejectedFiles.insert(relativePath)
                     report.rejected.append(.init(path: file.entryPath, reason: error.description))
                 }
             }
             do {
-                report.kept = try carryOver(from: target, into: replacement, oldMarker: oldMarker,
-                                            newMarker: &marker, rejectedFiles: rejectedFiles)
+                try carryOver(from: target, into: replacement, oldMarker: oldMarker,
+                              newMarker: &marker, rejectedFiles: rejectedFiles, report: &report)
                 try marker.write(in: replacement)
             } catch {
                 throw TemplaterError.unpackFailed(path: archive.path, reason: error.templaterReason)
@@ -98,42 +97,83 @@ struct ArchiveInstaller {
         if let old { try? FileSystem.removeIfPresent(old) }
     }
 
-    /// Checks one archived file and writes it into the replacement folder.
-    private func install(_ file: ArchivedFile, as fileName: String, into folder: URL) throws(TemplaterError) {
-        let name = String(fileName.dropLast(5))
+    /// Why an entry is not a template to install, or `nil` when it is one.
+    private static func skipReason(_ components: [String]) -> String? {
+        if components.contains(where: { $0.hasPrefix(".") }) { return "hidden file or folder, not a template" }
+        guard let fileName = components.last, fileName.hasSuffix(".json") else { return "not a template (.json) file" }
+        return nil
+    }
+
+    /// Checks one archived file and writes it into the replacement folder, at `relativePath`
+    /// (folders created as needed: the replacement is a fresh folder holding no links).
+    private func install(_ file: ArchivedFile, at relativePath: String, into folder: URL) throws(TemplaterError) {
+        let name = String(relativePath.dropLast(5))
         if let reason = TemplateName.problem(with: name) {
             throw .invalidName(name: name, reason: reason)
         }
         _ = try TemplateDecoding.decode(file.data, name: name, path: file.entryPath)
+        let destination = folder.appendingPathComponent(relativePath)
         do {
-            try FileSystem.createFile(file.data, at: folder.appendingPathComponent(fileName))
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            try FileSystem.createFile(file.data, at: destination)
         } catch {
-            throw .writeFailed(name: name, path: folder.path, reason: error.description)
+            throw .writeFailed(name: name, path: folder.path, reason: error.templaterReason)
         }
     }
 
     /// Copies into the replacement what the old folder holds that the new archive does not replace:
-    /// files the service wrote (or changed) itself, and old files whose new version was rejected.
-    /// Unchanged files of the previous archive that the new one no longer has are dropped.
+    /// files the service wrote (or changed) itself, and old files whose new version was rejected,
+    /// in subfolders too. Unchanged files of the previous archive that the new one no longer has
+    /// are dropped, as are folders left empty. Symbolic links are never followed nor carried over
+    /// (reported as skipped), and neither is a file in the way of a folder of the archive.
     private func carryOver(from target: URL, into replacement: URL, oldMarker: ArchiveMarker?,
-                           newMarker: inout ArchiveMarker, rejectedFiles: Set<String>) throws -> [String] {
-        guard FileSystem.isDirectory(target) else { return [] }
-        var kept: [String] = []
-        for fileName in try FileManager.default.contentsOfDirectory(atPath: target.path).sorted() {
-            if fileName == ArchiveMarker.fileName || newMarker.files[fileName] != nil { continue }
-            if fileName.hasPrefix(".") { continue }
-            let source = target.appendingPathComponent(fileName)
-            if let recorded = oldMarker?.files[fileName], !rejectedFiles.contains(fileName),
+                           newMarker: inout ArchiveMarker, rejectedFiles: Set<String>,
+                           report: inout UnarchiveReport) throws {
+        guard FileSystem.isDirectory(target) else { return }
+        for item in try FolderWalk.items(in: target, includeHidden: false) {
+            let path = item.relativePath
+            switch item.kind {
+            case .folder:
+                continue
+            case .symbolicLink, .other:
+                report.skipped.append(.init(path: path, reason: "not a regular file in the template folder, not carried over"))
+                continue
+            case .file:
+                break
+            }
+            if newMarker.files[path] != nil { continue }
+            let source = target.appendingPathComponent(path)
+            if let recorded = oldMarker?.files[path], !rejectedFiles.contains(path),
                let data = try? Data(contentsOf: source), ArchiveMarker.fingerprint(of: data) == recorded {
                 continue
             }
-            try FileManager.default.copyItem(at: source, to: replacement.appendingPathComponent(fileName))
-            if rejectedFiles.contains(fileName), let recorded = oldMarker?.files[fileName] {
-                newMarker.files[fileName] = recorded
+            let destination = replacement.appendingPathComponent(path)
+            if Self.isBlocked(destination, below: replacement) {
+                report.skipped.append(.init(path: path, reason: "in the way of an entry of the archive, not carried over"))
+                continue
             }
-            kept.append(fileName)
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: source, to: destination)
+            if rejectedFiles.contains(path), let recorded = oldMarker?.files[path] {
+                newMarker.files[path] = recorded
+            }
+            report.kept.append(path)
         }
-        return kept
+        report.kept.sort()
+    }
+
+    /// Whether something in `root` (built from the archive) stops a file being copied to
+    /// `destination`: something already there, or a file where one of its folders should be.
+    private static func isBlocked(_ destination: URL, below root: URL) -> Bool {
+        if FileSystem.exists(destination) { return true }
+        var folder = destination.deletingLastPathComponent()
+        while folder.path.count > root.path.count {
+            if FileSystem.exists(folder) { return !FileSystem.isDirectory(folder) }
+            folder = folder.deletingLastPathComponent()
+        }
+        return false
     }
 
     private func makeFolder(_ url: URL, archive: URL) throws(TemplaterError) {

@@ -22,9 +22,9 @@ struct ArchiveMarker: Codable, Equatable {
         String(crc32, radix: 16) + ":" + String(count)
     }
 
-    /// Reads the marker in `folder`, or `nil` when there is none or it is unreadable.
+    /// Reads the marker in `folder`, or `nil` when there is none, it is unreadable or a symbolic link.
     static func read(in folder: URL) -> ArchiveMarker? {
-        guard let data = try? Data(contentsOf: folder.appendingPathComponent(fileName)) else { return nil }
+        guard let data = try? FileSystem.readFile(folder, segments: [fileName]) else { return nil }
         return try? JSONDecoder().decode(ArchiveMarker.self, from: data)
     }
 

@@ -3,9 +3,12 @@ import ZIPFoundation
 
 /// Packs the templates of a folder into a ZIP archive, deterministically.
 ///
-/// Only `*.json` files at the top of the folder are packed, sorted by name, deflated, each with
-/// the same fixed date and permissions, so packing the same files again gives an archive with
-/// the same entries and contents (and, with the same zlib, the same bytes).
+/// Every `*.json` file whose path in the folder is a valid template name is packed, subfolders
+/// included (`issues/list-for-repo.json` is the entry `issues/list-for-repo.json`), sorted by
+/// path, deflated, each with the same fixed date and permissions, so packing the same files
+/// again gives an archive with the same entries and contents (and, with the same zlib, the same
+/// bytes). Hidden files and folders are left out; a symbolic link in the folder refuses the pack
+/// (Templater never follows links inside a template folder).
 public struct ArchivePacker: Sendable {
     /// The modification date written on every entry (2000-01-01 00:00:00 UTC).
     public static let fixedDate = Date(timeIntervalSince1970: 946_684_800)
@@ -13,17 +16,27 @@ public struct ArchivePacker: Sendable {
     /// Makes a packer.
     public init() {}
 
-    /// The template files `pack` would put in an archive, sorted by file name.
+    /// The template files `pack` would put in an archive, sorted by their path in the folder.
+    ///
+    /// - Throws: `TemplaterError.packFailed` when the folder cannot be listed or holds a symbolic link.
     public func templateFiles(in folder: URL) throws(TemplaterError) -> [URL] {
-        let names: [String]
+        try templatePaths(in: folder).map { folder.appendingPathComponent($0) }
+    }
+
+    /// The paths inside `folder` of the template files, sorted by their UTF-8 bytes.
+    func templatePaths(in folder: URL) throws(TemplaterError) -> [String] {
+        let items: [FolderWalk.Item]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            items = try FolderWalk.items(in: folder, includeHidden: false)
         } catch {
             throw .packFailed(path: folder.path, reason: error.templaterReason)
         }
-        return names.filter { TemplateName(fileName: $0) != nil }
+        if let link = items.first(where: { $0.kind == .symbolicLink }) {
+            throw .packFailed(path: folder.path, reason: FileSystem.InsideError.symbolicLink(link.relativePath).description)
+        }
+        return items.filter { $0.kind == .file && TemplateName(fileName: $0.relativePath) != nil }
+            .map(\.relativePath)
             .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            .map { folder.appendingPathComponent($0) }
     }
 
     /// Writes the templates of `folder` to a ZIP archive at `archiveURL`, replacing it atomically.
@@ -34,15 +47,15 @@ public struct ArchivePacker: Sendable {
     /// - Throws: `TemplaterError.packFailed`.
     @discardableResult
     public func pack(folder: URL, to archiveURL: URL) throws(TemplaterError) -> [String] {
-        let files = try templateFiles(in: folder)
+        let paths = try templatePaths(in: folder)
         let temporary = FileSystem.temporarySibling(of: archiveURL, purpose: "pack")
         defer { try? FileManager.default.removeItem(at: temporary) }
         do {
             let archive = try Archive(url: temporary, accessMode: .create)
-            for file in files {
-                let data = try Data(contentsOf: file)
+            for path in paths {
+                let data = try Data(contentsOf: folder.appendingPathComponent(path))
                 try archive.addEntry(
-                    with: file.lastPathComponent, type: .file, uncompressedSize: Int64(data.count),
+                    with: path, type: .file, uncompressedSize: Int64(data.count),
                     modificationDate: Self.fixedDate, permissions: 0o644, compressionMethod: .deflate
                 ) { position, size in
                     let start = Int(position)
@@ -57,6 +70,6 @@ public struct ArchivePacker: Sendable {
         } catch {
             throw .packFailed(path: archiveURL.path, reason: error.templaterReason)
         }
-        return files.map(\.lastPathComponent)
+        return paths
     }
 }

@@ -69,45 +69,13 @@ enum FileSystem {
         }
         guard descriptor >= 0 else { throw POSIXFailure(call: "open", errno: errno) }
         var failure: POSIXFailure?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count, let base = raw.baseAddress {
-                let written = write(descriptor, base + offset, raw.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = POSIXFailure(call: "write", errno: errno)
-                    return
-                }
-                offset += written
-            }
+        do {
+            try writeAll(data, to: descriptor)
+        } catch {
+            failure = error
         }
         if close(descriptor) != 0, failure == nil { failure = POSIXFailure(call: "close", errno: errno) }
         if let failure { throw failure }
-    }
-
-    /// The bytes of the file at `url`, or `nil` when there is no file there (`ENOENT`, told apart
-    /// from every other failure by its errno, at the moment of the `open`).
-    static func readFileIfPresent(_ url: URL) throws(POSIXFailure) -> Data? {
-        let descriptor = url.withUnsafeFileSystemRepresentation { path -> Int32 in
-            guard let path else { return -1 }
-            return open(path, O_RDONLY | O_CLOEXEC)
-        }
-        if descriptor < 0 {
-            if errno == ENOENT { return nil }
-            throw POSIXFailure(call: "open", errno: errno)
-        }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw POSIXFailure(call: "read", errno: errno)
-            }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0 ..< count])
-        }
     }
 }
 

@@ -72,6 +72,38 @@ if mode == "dotdot":
     with z() as a: a.writestr("ok.get.json", GOOD); a.writestr("../escaped.json", GOOD)
 elif mode == "nested-dotdot":
     with z() as a: a.writestr("templates/../../escaped.json", GOOD)
+elif mode == "deep-dotdot":
+    with z() as a: a.writestr("issues/list.json", GOOD); a.writestr("issues/comments/../../../escaped.json", GOOD)
+elif mode == "dot-segment":
+    with z() as a: a.writestr("issues/./list.json", GOOD)
+elif mode == "empty-segment":
+    with z() as a: a.writestr("issues//list.json", GOOD)
+elif mode == "nested-absolute":
+    with z() as a: a.writestr(sys.argv[3] + "/issues/list.json", GOOD)
+elif mode == "symlinked-folder":
+    # A link named like a folder, then a file "inside" it: extracting naively writes through the link.
+    with z() as a:
+        info = zipfile.ZipInfo("issues")
+        info.create_system = 3
+        info.external_attr = (0o120777 << 16)
+        a.writestr(info, sys.argv[3])
+        a.writestr("issues/escaped.json", GOOD)
+elif mode == "nested-duplicate":
+    with z() as a: a.writestr("issues/list.json", GOOD); a.writestr("issues/list.json", b'{"response": 2}')
+elif mode == "file-and-folder":
+    with z() as a: a.writestr("issues", b"x"); a.writestr("issues/list.json", GOOD)
+elif mode == "nested":
+    # Folder entries, nested templates, hidden files, a name no template may have.
+    with z() as a:
+        a.writestr("issues/", b"")
+        a.writestr("issues/list-for-repo.json", b'{"response": [{"id": 1}]}')
+        a.writestr("repos/issues/comments/", b"")
+        a.writestr("repos/issues/comments/list.json", b'{"response": {"n": 2}}')
+        a.writestr("users.get.json", GOOD)
+        a.writestr("__MACOSX/issues/._list-for-repo.json", b"\0\5\x16\7")
+        a.writestr(".git/config.json", GOOD)
+        a.writestr("issues/b..c/x.json", GOOD)
+        a.writestr("issues/README.md", b"docs")
 elif mode == "absolute":
     with z() as a: a.writestr(sys.argv[3], GOOD)
 elif mode == "backslash":
