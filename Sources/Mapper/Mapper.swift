@@ -32,6 +32,8 @@ public enum Mapper {
     /// Decodes `type` from JSON `data`, optionally from the value at `keyPath` (dot-separated
     /// object keys, e.g. `response.items`).
     ///
+    /// Without a key path the bytes go to `JSONDecoder`; with one they are parsed once into a
+    /// `JSONValue` and the value at the path is decoded directly (nothing is serialized again).
     /// - Throws: `MapperError` naming the path where it failed.
     public static func map<Model: Decodable>(
         _ type: Model.Type,
@@ -39,30 +41,63 @@ public enum Mapper {
         at keyPath: String? = nil,
         configuration: Configuration = Configuration()
     ) throws -> Model {
-        var body = data
         if let keyPath, !keyPath.isEmpty {
             let root: JSONValue
             do { root = try JSONValue(parsing: data) } catch {
                 throw MapperError.notJSON(reason: String(describing: error))
             }
-            var current = root
-            var walked: [String] = []
-            for key in keyPath.split(separator: ".").map(String.init) {
-                guard case let .object(object) = current, let next = object[key] else {
-                    throw MapperError.missingKeyPath(keyPath, foundUpTo: walked.joined(separator: "."))
-                }
-                walked.append(key)
-                current = next
-            }
-            body = current.serialized()
+            return try map(type, from: root, at: keyPath, configuration: configuration)
         }
         do {
-            return try configuration.decoder().decode(type, from: body)
+            return try configuration.decoder().decode(type, from: data)
         } catch let error as DecodingError {
-            throw MapperError(error, prefix: keyPath)
+            throw MapperError(error, prefix: nil)
         } catch {
             throw MapperError.notJSON(reason: String(describing: error))
         }
+    }
+
+    /// Decodes `type` from a parsed JSON value, optionally from the value at `keyPath`.
+    ///
+    /// The value is decoded directly, with `JSONDecoder`'s conventions and the configuration's
+    /// key and date strategies: a response parsed once for validation is mapped without being
+    /// serialized and parsed again.
+    ///
+    /// ```swift
+    /// let json = try JSONValue(parsing: body)
+    /// let users = try Mapper.map([User].self, from: json, at: "response.items")
+    /// ```
+    /// - Throws: `MapperError` naming the path where it failed.
+    public static func map<Model: Decodable>(
+        _ type: Model.Type,
+        from json: JSONValue,
+        at keyPath: String? = nil,
+        configuration: Configuration = Configuration()
+    ) throws -> Model {
+        let prefix = keyPath?.isEmpty == false ? keyPath : nil
+        let value = try prefix.map { try Self.value(at: $0, in: json) } ?? json
+        let context = DecodingContext(keyStrategy: configuration.keyDecodingStrategy,
+                                      dateStrategy: configuration.dateDecodingStrategy)
+        do {
+            return try context.decode(type, from: value, at: [])
+        } catch let error as DecodingError {
+            throw MapperError(error, prefix: prefix)
+        }
+    }
+
+    /// The value at a dot-separated key path.
+    /// - Throws: `MapperError.missingKeyPath` naming the part of the path that exists.
+    public static func value(at keyPath: String, in json: JSONValue) throws -> JSONValue {
+        var current = json
+        var walked: [String] = []
+        for key in keyPath.split(separator: ".").map(String.init) {
+            guard case let .object(object) = current, let next = object[key] else {
+                throw MapperError.missingKeyPath(keyPath, foundUpTo: walked.joined(separator: "."))
+            }
+            walked.append(key)
+            current = next
+        }
+        return current
     }
 }
 
