@@ -33,6 +33,10 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The request needed a credential that could not be had (the refresh failed, or the
         /// response said so in its body).
         case authenticationFailed(reason: String)
+        /// The layer above the operation refused its request before it went, or a response
+        /// that arrived whole (APILayer: a request it could not build, a body that broke its
+        /// template or did not map); that layer's own error says more.
+        case rejected(reason: String)
     }
 
     /// What went wrong.
@@ -79,6 +83,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .file(path, reason): return "file error at \(path)\(target): \(reason)"
         case let .invalidBody(reason): return "invalid request body\(target): \(reason)"
         case let .authenticationFailed(reason): return "authentication failed\(target): \(reason)"
+        case let .rejected(reason): return "rejected\(target): \(reason)"
         }
     }
 

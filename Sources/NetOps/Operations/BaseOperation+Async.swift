@@ -10,7 +10,9 @@ extension BaseOperation {
     /// in a queue (for one in a queue, `await operation.finished()`).
     ///
     /// - Throws: the operation's `NetOpsError` when it failed or was cancelled.
-    @discardableResult
+    /// A typed operation of another module (APILayer's `APIOperation`) offers a `run()` that
+    /// returns its model; that one is preferred where both fit.
+    @discardableResult @_disfavoredOverload
     public func run() async throws -> Self {
         await startAndAwait()
         if let error = self.error { throw error }

@@ -6,7 +6,9 @@ extension BaseOperation {
     ///
     /// Added to a finished operation, it runs at once. Closures run in the order they were added,
     /// on an internal thread.
-    @discardableResult
+    /// A typed operation may add an `onCompletion` whose closure takes its typed result; that
+    /// one is preferred where both fit.
+    @discardableResult @_disfavoredOverload
     public func onCompletion(_ handler: @escaping @Sendable (Self) -> Void) -> Self {
         let runNow = withLock { () -> Bool in
             guard machine.state.isWorkingOrInProcess else { return true }

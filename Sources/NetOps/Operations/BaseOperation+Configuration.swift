@@ -8,8 +8,9 @@ extension BaseOperation {
 
     /// The session operations run in unless they have a `privateSession`.
     ///
-    /// Made on first use with `NetworkSession.defaultConfiguration()`; replace it before
-    /// starting operations to change limits or headers for all of them.
+    /// Made on first use with `NetworkSession.defaultConfiguration()`; replace it before making
+    /// operations to change limits or headers for all of them (an operation reads it when it is
+    /// made).
     public static var defaultSession: NetworkSession {
         get {
             sharedSession.withLock { session in

@@ -100,10 +100,17 @@ extension BaseOperation {
 
     private static let sharedInterceptor = Locked<(any OperationInterceptor)?>(nil)
 
-    /// The interceptor of operations that have none of their own; nil by default.
+    /// The interceptor of operations that have none of their own; nil by default. An operation
+    /// reads it when it is made. APILayer never sets it: an API's token goes on its own
+    /// operations only.
     public static var defaultInterceptor: (any OperationInterceptor)? {
         get { sharedInterceptor.withLock { $0 } }
         set { sharedInterceptor.withLock { $0 = newValue } }
+    }
+
+    /// The interceptor that judges this operation: its own, else the default it was made with.
+    package var effectiveInterceptor: (any OperationInterceptor)? {
+        withLock { storage.interceptor ?? storage.defaults.interceptor }
     }
 
     /// Values an interceptor or a caller attaches to the operation (for example the version of

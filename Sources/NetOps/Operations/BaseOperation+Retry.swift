@@ -8,6 +8,7 @@ extension BaseOperation {
     private static let sharedRetryPolicy = Locked(RetryPolicy.none)
 
     /// The retry policy of operations that have none of their own: `.none` unless you set one.
+    /// An operation reads it when it is made.
     public static var defaultRetryPolicy: RetryPolicy {
         get { sharedRetryPolicy.withLock { $0 } }
         set { sharedRetryPolicy.withLock { $0 = newValue } }

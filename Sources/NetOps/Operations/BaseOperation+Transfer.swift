@@ -42,7 +42,7 @@ extension BaseOperation {
         storage.attempt &+= 1
         storage.lastActivity = .now()
         storage.workingSince = .now()
-        let session = storage.privateSession ?? BaseOperation.defaultSession
+        let session = storage.privateSession ?? storage.defaults.session
         scheduleDeadlineCheckLocked()
         return .success(PreparedTransfer(request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt))
     }
@@ -58,7 +58,7 @@ extension BaseOperation {
     /// Hands a prepared transfer to its engine (outside the lock), after the interceptor saw it.
     func launch(_ prepared: PreparedTransfer) {
         var request = prepared.request
-        if let interceptor = withLock({ storage.interceptor }) ?? BaseOperation.defaultInterceptor {
+        if let interceptor = withLock({ storage.interceptor ?? storage.defaults.interceptor }) {
             switch interceptor.adapt(request, for: self) {
             case let .proceed(adapted):
                 request = adapted
@@ -172,6 +172,7 @@ extension BaseOperation {
             let attemptsMade: Int
             let waited: TimeInterval
             let replayable: Bool
+            let check: (@Sendable (BaseOperation) -> NetOpsError?)?
         }
         let outcome = withLock { () -> Outcome? in
             guard isCurrent(attempt) else { return nil }
@@ -179,11 +180,12 @@ extension BaseOperation {
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 response: storage.response,
                 body: (sink as? MemorySink)?.data ?? Data(),
-                interceptor: storage.interceptor ?? BaseOperation.defaultInterceptor,
-                policy: storage.retryPolicy ?? BaseOperation.defaultRetryPolicy,
+                interceptor: storage.interceptor ?? storage.defaults.interceptor,
+                policy: storage.retryPolicy ?? storage.defaults.retryPolicy,
                 attemptsMade: storage.attemptsMade,
                 waited: storage.retryWaited,
-                replayable: isReplayableLocked
+                replayable: isReplayableLocked,
+                check: storage.responseCheck
             )
         }
         guard let outcome else { return }
@@ -193,11 +195,16 @@ extension BaseOperation {
             decision = interceptor.judge(response, body: outcome.body, for: self)
         }
         if case .useDefault = decision, let error = outcome.error {
-            var random = SystemRandomNumberGenerator()
+            var random = JitterRandom()
             if let delay = outcome.policy.delay(after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
                                                 waited: outcome.waited, replayable: outcome.replayable, random: &random) {
                 decision = .retry(after: delay)
             }
+        }
+        // … then, for a response the operation accepts, the check of the layer above …
+        var rejection: NetOpsError?
+        if case .useDefault = decision, outcome.error == nil, let check = outcome.check {
+            rejection = check(self)
         }
         // … and the result applied under the lock, if nothing overtook it meanwhile.
         withEffects { effects in
@@ -212,16 +219,25 @@ extension BaseOperation {
                 if sink is FileSink { sink.discard() }
                 apply({ $0.transferFinished(succeeded: false) }, to: &effects)
             case .useDefault:
-                storage.error = outcome.error
+                storage.error = outcome.error ?? rejection
                 if outcome.error == nil {
                     do { try sink.commit() } catch { storage.error = fileError(error) }
                 }
-                if storage.error != nil, storage.error?.httpStatus == nil || sink is FileSink {
+                // A body that came with an unaccepted status, or that the check rejected, stays
+                // readable in memory (it says why); partial files always go.
+                if let error = storage.error, (error.httpStatus == nil && error != rejection) || sink is FileSink {
                     sink.discard()
                 }
                 apply({ $0.transferFinished(succeeded: storage.error == nil) }, to: &effects)
             }
         }
+    }
+
+    /// Sets the check a response that arrived whole and was accepted must pass before the
+    /// operation ends: it runs outside the lock, after the interceptor and the retry policy,
+    /// and an error it returns fails the operation (`.failedFinished`) with that error.
+    package func setResponseCheck(_ check: @escaping @Sendable (BaseOperation) -> NetOpsError?) {
+        withLock { storage.responseCheck = check }
     }
 
     /// The operation's judgement of a response that arrived without a transport error.

@@ -25,7 +25,11 @@ public typealias BO = BaseOperation
 /// `isExecuting`/`isFinished` notifications) are always made outside it. Suspending really
 /// pauses: the transfer stops, what arrived is kept, and `resume()` asks for the rest with a
 /// `Range` request (see `Docs/linux-notes.md`).
-public class BaseOperation: Operation, @unchecked Sendable {
+///
+/// The class is `open` so that other modules of this package build typed operations on it
+/// (APILayer's `APIOperation`); its initialisers are internal or `package`, so code outside the
+/// package cannot subclass it.
+open class BaseOperation: Operation, @unchecked Sendable {
     /// The mutable part of an operation, guarded by `lock`.
     struct Storage {
         var request: Result<URLRequest, NetOpsError>
@@ -66,6 +70,22 @@ public class BaseOperation: Operation, @unchecked Sendable {
         var retryWaited: TimeInterval = 0
         var isReplayable: Bool?
         var userInfo: [String: any Sendable] = [:]
+        var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
+        /// The process-wide defaults, read once when the operation was made.
+        let defaults: Defaults
+    }
+
+    /// The process-wide defaults an operation falls back on, read once when it is made: changing
+    /// them later affects operations made later, and no transfer reads process-wide state.
+    struct Defaults {
+        let session: NetworkSession
+        let interceptor: (any OperationInterceptor)?
+        let retryPolicy: RetryPolicy
+
+        static var current: Defaults {
+            Defaults(session: BaseOperation.defaultSession, interceptor: BaseOperation.defaultInterceptor,
+                     retryPolicy: BaseOperation.defaultRetryPolicy)
+        }
     }
 
     /// The lazily parsed JSON of the response.
@@ -107,13 +127,41 @@ public class BaseOperation: Operation, @unchecked Sendable {
     var machine = OperationStateMachine()
     var storage: Storage
     let sink: any ResponseSink
+    /// A temporary body file this operation made (a multipart form) and deletes when it ends,
+    /// or when it is released without having run.
+    package let ownedBodyFile: URL?
 
     /// An operation for `request` whose body comes from `body` and whose response goes to `sink`.
-    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, sink: any ResponseSink) {
-        let idle = (try? request.get().timeoutInterval).flatMap { $0 > 0 ? $0 : nil } ?? 60
-        storage = Storage(request: request, body: body, idleTimeout: idle)
+    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, sink: any ResponseSink, ownedBodyFile: URL? = nil) {
+        storage = Self.initialStorage(request: request, body: body)
         self.sink = sink
+        self.ownedBodyFile = ownedBodyFile
         super.init()
+        deleteOwnedBodyFileWhenFinal()
+    }
+
+    /// An operation for `request` whose body travels as `body` and whose response is kept in
+    /// memory: what other modules of this package build their typed operations on.
+    package init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil) {
+        storage = Self.initialStorage(request: request, body: body)
+        sink = MemorySink()
+        self.ownedBodyFile = ownedBodyFile
+        super.init()
+        deleteOwnedBodyFileWhenFinal()
+    }
+
+    deinit {
+        if let ownedBodyFile { try? FileManager.default.removeItem(at: ownedBodyFile) }
+    }
+
+    private func deleteOwnedBodyFileWhenFinal() {
+        guard let ownedBodyFile else { return }
+        whenFinal { try? FileManager.default.removeItem(at: ownedBodyFile) }
+    }
+
+    private static func initialStorage(request: Result<URLRequest, NetOpsError>, body: TransferBody) -> Storage {
+        let idle = (try? request.get().timeoutInterval).flatMap { $0 > 0 ? $0 : nil } ?? 60
+        return Storage(request: request, body: body, idleTimeout: idle, defaults: .current)
     }
 
     /// Runs `body` under the operation's lock.
@@ -315,7 +363,7 @@ public class BaseOperation: Operation, @unchecked Sendable {
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)
-            withLock { storage.interceptor ?? BaseOperation.defaultInterceptor }?.didPostpone(self)
+            withLock { storage.interceptor ?? storage.defaults.interceptor }?.didPostpone(self)
         }
         if effects.postExecuting, !effects.postFinished {
             willChangeValue(forKey: "isExecuting")

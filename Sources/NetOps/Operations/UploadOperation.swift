@@ -20,19 +20,8 @@ public typealias UO = UploadOperation
 /// let upload = try await UO.multipart(form, to: uploadURL).run()
 /// ```
 public final class UploadOperation: BaseOperation, @unchecked Sendable {
-    /// A temporary body file this operation made (multipart) and deletes when it ends.
-    package let ownedBodyFile: URL?
-
     init(built: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil) {
-        self.ownedBodyFile = ownedBodyFile
-        super.init(request: built, body: body, sink: MemorySink())
-        if let ownedBodyFile {
-            whenFinal { try? FileManager.default.removeItem(at: ownedBodyFile) }
-        }
-    }
-
-    deinit {
-        if let ownedBodyFile { try? FileManager.default.removeItem(at: ownedBodyFile) }
+        super.init(request: built, body: body, sink: MemorySink(), ownedBodyFile: ownedBodyFile)
     }
 
     /// Sends `data` as the body of `request`.
@@ -79,12 +68,10 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
         var allHeaders = headers
         allHeaders["Content-Type"] = form.contentType
         var built = RequestFactory.make(method, url, headers: allHeaders)
-        let bodyFile = FileManager.default.temporaryDirectory
-            .appendingPathComponent("apilayer-multipart-\(UUID().uuidString).body")
+        let bodyFile: URL
         do {
-            try form.write(to: bodyFile)
+            bodyFile = try form.writeToTemporaryFile()
         } catch {
-            try? FileManager.default.removeItem(at: bodyFile)
             let target = try? built.get().url
             built = .failure(NetOpsError(.invalidBody(reason: "multipart body: \(error)"), url: target))
             return UploadOperation(built: built, body: .none)

@@ -103,3 +103,18 @@ public struct RetryPolicy: Sendable, Equatable {
         return max(0, date.timeIntervalSince(now))
     }
 }
+
+/// The system's random numbers, for the jitter of retry delays.
+///
+/// `SystemRandomNumberGenerator` is an empty struct, and an `inout` access to an empty local has
+/// no storage of its own: ThreadSanitizer saw two operations' jitter draws as one variable
+/// written by two threads. This generator has a byte of state, and draws through the standard
+/// library's `random(in:)`.
+struct JitterRandom: RandomNumberGenerator {
+    private var draws: UInt8 = 0
+
+    mutating func next() -> UInt64 {
+        draws &+= 1
+        return UInt64.random(in: UInt64.min...UInt64.max)
+    }
+}
