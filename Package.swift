@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/multipart-kit.git", from: "4.7.1"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
@@ -70,7 +71,7 @@ let package = Package(
         .target(
             name: "SampleTemplates",
             path: "Templates",
-            resources: [.copy("SampleAPI"), .copy("APIManagerResponseDefaultTemplates.zip")],
+            resources: [.copy("SampleAPI"), .copy("TrackerAPI"), .copy("APIManagerResponseDefaultTemplates.zip")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -95,6 +96,7 @@ let package = Package(
             name: "DemoServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,11 +134,17 @@ let package = Package(
             name: "ThreadSanitizerSuppressions",
             path: "Tests/ThreadSanitizerSuppressions"
         ),
-        // What several test targets share: the process's one DemoServer, a log capture, threads.
+        // What several test targets share: the process's one DemoServer, a log capture, threads,
+        // and the gate that keeps load tests apart from timing tests when tests run in parallel.
         .target(
             name: "TestSupport",
-            dependencies: ["DemoServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["DemoServer", "NetOps", "NetOpsNIO", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "TestSupportTests",
+            dependencies: ["TestSupport", "NetOps"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -174,8 +182,8 @@ let package = Package(
         .testTarget(
             name: "APILayerTests",
             dependencies: [
-                "APILayer", "NetOps", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
-                .product(name: "Logging", package: "swift-log"),
+                "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
+                "TestSupport", .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The SampleAPI's templates, shipped as resources of this target.
+/// The templates of the sample APIs (SampleAPI, TrackerAPI), shipped as resources of this target.
 ///
 /// `directory` is the folder of `*.json` templates (one per API method), usable with
 /// `Templater.loadTemplateFromBundle`; `archiveURL` is `APIManagerResponseDefaultTemplates.zip`,
@@ -11,7 +11,12 @@ public enum SampleTemplates {
         (Bundle.module.resourceURL ?? Bundle.module.bundleURL).appendingPathComponent("SampleAPI", isDirectory: true)
     }
 
-    /// The archive of the same templates, `APIManagerResponseDefaultTemplates.zip`.
+    /// The folder of TrackerAPI's templates, in subfolders (`issues/list-for-repo.json`).
+    public static var trackerDirectory: URL {
+        (Bundle.module.resourceURL ?? Bundle.module.bundleURL).appendingPathComponent("TrackerAPI", isDirectory: true)
+    }
+
+    /// The archive of the SampleAPI templates, `APIManagerResponseDefaultTemplates.zip`.
     public static var archiveURL: URL {
         (Bundle.module.resourceURL ?? Bundle.module.bundleURL).appendingPathComponent("APIManagerResponseDefaultTemplates.zip")
     }

@@ -7,40 +7,56 @@ import Validator
 
 /// The facade a service calls: static members only.
 ///
-/// Behind the static front sits one `Sendable` configuration that tests and services replace
-/// as a whole. Authentication is set up once:
+/// `APIManager` composes the per-API values (`APIScope`): every method enum belongs to one
+/// API, by default `APIManager.defaultAPI`, which the static members below configure. A service
+/// with one API writes:
 ///
 /// ```swift
+/// APIManager.prepareBeforeUsing(baseURL: URL(string: "https://api.example.com/method/")!)
 /// APIManager.configureAuthentication(
 ///     authenticator: OAuthRefreshTokenAuthenticator(tokenURL: tokenURL),
 ///     store: FileTokenStore(service: "my-service"))
+/// let users = try await APIManager.call(MyAPI.usersGet, as: [User].self, at: "response")
 /// ```
 ///
-/// From then on every NetOps operation carries the token, and any number of requests failing
-/// with 401 at once cost one refresh.
+/// A service that calls several APIs gives each its own `APIScope` (see there). The operations
+/// of an API's methods carry its token on its origins only; any number of them failing with
+/// 401 at once cost one refresh. Plain NetOps operations never carry a token.
 public enum APIManager {
-    static let current = Locked(Components())
+    /// The API of methods that name none, when no task-local one is set.
+    private static let processDefaultAPI = APIScope(name: "default")
 
-    /// The replaceable parts behind the static members.
-    struct Components: Sendable {
-        var authentication: AuthenticationCoordinator?
-        var logger = Logger(label: "APILayer")
-        var baseURL: URL?
-        var templates: TemplateStore = Templater.shared
-        var stubMode: StubMode = .off
-        var mapperConfiguration = Mapper.Configuration()
+    /// A default API bound to the current task (and its child tasks) by `withDefaultAPI`.
+    @TaskLocal static var taskDefaultAPI: APIScope?
+
+    /// The API of methods that name none: the one `withDefaultAPI` bound to the current task,
+    /// else the process's.
+    public static var defaultAPI: APIScope { taskDefaultAPI ?? processDefaultAPI }
+
+    /// Runs `body` with `scope` as the default API of the current task and its child tasks: a
+    /// test, or a tenant of a multi-tenant service, gets its own default API without touching
+    /// the process's. Operations read their API when they are made, so make them inside `body`.
+    public static func withDefaultAPI<Result: Sendable>(
+        _ scope: APIScope, _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $taskDefaultAPI.withValue(scope) { try await body() }
     }
 
-    /// The log APILayer writes to (swift-log). Token values never appear in it.
+    /// `withDefaultAPI` for synchronous code on the calling thread.
+    public static func withDefaultAPI<Result>(_ scope: APIScope, _ body: () throws -> Result) rethrows -> Result {
+        try $taskDefaultAPI.withValue(scope) { try body() }
+    }
+
+    /// The log the default API writes to (swift-log). Token values never appear in it.
     public static var logger: Logger {
-        get { current.withLock { $0.logger } }
-        set { current.withLock { $0.logger = newValue } }
+        get { defaultAPI.configuration.logger }
+        set { defaultAPI.configure { $0.logger = newValue } }
     }
 
-    // MARK: Authentication
+    // MARK: Authentication of the default API
 
-    /// Sets up authentication: the coordinator becomes the interceptor of every operation that
-    /// has none of its own, and the stored token (if readable) is restored.
+    /// Sets up the default API's authentication: its methods' operations carry the token (on
+    /// its origins only), and the stored token (if readable) is restored.
     ///
     /// - Returns: the coordinator, for callers that want to watch it.
     @discardableResult
@@ -49,38 +65,33 @@ public enum APIManager {
         store: any TokenStore = InMemoryTokenStore(),
         configuration: AuthenticationCoordinator.Configuration = .init()
     ) -> AuthenticationCoordinator {
-        let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: store, configuration: configuration,
-                                                    logger: logger)
-        current.withLock { $0.authentication = coordinator }
-        BaseOperation.defaultInterceptor = coordinator
-        return coordinator
+        defaultAPI.configureAuthentication(authenticator: authenticator, store: store, configuration: configuration)
     }
 
-    /// Turns authentication off: operations no longer carry a token.
+    /// Turns the default API's authentication off: its operations no longer carry a token.
     public static func removeAuthentication() {
-        current.withLock { $0.authentication = nil }
-        BaseOperation.defaultInterceptor = nil
+        defaultAPI.removeAuthentication()
     }
 
-    /// The coordinator in use, if authentication is set up.
+    /// The default API's coordinator, if authentication is set up.
     public static var authentication: AuthenticationCoordinator? {
-        current.withLock { $0.authentication }
+        defaultAPI.authentication
     }
 
-    /// The current token.
+    /// The default API's current token.
     public static var token: Token? { authentication?.token }
 
-    /// Whether there is a token.
+    /// Whether the default API has a token.
     public static var isThereToken: Bool { token != nil }
 
-    /// Replaces the token (after a login) and saves it.
+    /// Replaces the default API's token (after a login) and saves it.
     ///
     /// - Throws: `TokenStoreError` when it cannot be saved (it is in use anyway).
     public static func updateToken(_ token: Token) throws {
         try requireAuthentication().updateToken(token)
     }
 
-    /// Saves the current token in the store.
+    /// Saves the default API's current token in its store.
     ///
     /// - Throws: `TokenStoreError`.
     public static func saveToken() throws {
@@ -88,21 +99,21 @@ public enum APIManager {
         try requireAuthentication().updateToken(token)
     }
 
-    /// Reloads the token from the store (a corrupt store counts as none, and is logged).
+    /// Reloads the default API's token from its store (a corrupt store counts as none, and is logged).
     @discardableResult
     public static func restoreToken() -> Token? {
         authentication?.restoreToken()
     }
 
-    /// Forgets the token in memory and in the store.
+    /// Forgets the default API's token in memory and in its store.
     ///
     /// - Throws: `TokenStoreError`.
     public static func removeToken() throws {
         try authentication?.removeToken()
     }
 
-    /// Refreshes the token now (or joins the refresh already running); parked operations are
-    /// replayed when it succeeds and failed when it fails.
+    /// Refreshes the default API's token now (or joins the refresh already running); parked
+    /// operations are replayed when it succeeds and failed when it fails.
     ///
     /// - Throws: the authenticator's error.
     @discardableResult

@@ -29,11 +29,16 @@ public final class DemoServer: Sendable {
     private let counters: NIOLockedValueBox<DemoServerStatistics>
     private let realms: TokenRealms
     private let sampleServices: SampleServices
+    private let trackerServices: TrackerServices
+    private let credentials: CredentialLog
 
     private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
-                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices) {
+                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices,
+                 trackerServices: TrackerServices, credentials: CredentialLog) {
         self.realms = realms
         self.sampleServices = sampleServices
+        self.trackerServices = trackerServices
+        self.credentials = credentials
         self.port = port
         self.host = host
         self.group = group
@@ -54,16 +59,21 @@ public final class DemoServer: Sendable {
         let counters = NIOLockedValueBox(DemoServerStatistics())
         let router = Router()
         router.add(middleware: CountingMiddleware(counters: counters))
+        let credentials = CredentialLog()
+        router.add(middleware: CredentialLogMiddleware(log: credentials))
         DemoRoutes.addBasicRoutes(to: router)
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
+        DemoRoutes.addIssuePageRoutes(to: router)
         let realms = TokenRealms { TokenAuthority() }
         DemoRoutes.addAuthRoutes(to: router, realms: realms, flaky: FlakyCounters())
         let sampleServices = SampleServices { SampleService() }
         DemoRoutes.addSampleAPIRoutes(to: router, services: sampleServices, realms: realms)
         DemoRoutes.addFaultRoutes(to: router)
         DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
+        let trackerServices = TrackerServices { TrackerService() }
+        DemoRoutes.addTrackerRoutes(to: router, services: trackerServices, realms: realms)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(
@@ -86,7 +96,8 @@ public final class DemoServer: Sendable {
             let reason = await runTask.result.failureDescription
             throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
         }
-        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms, sampleServices: sampleServices)
+        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms,
+                          sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials)
     }
 
     /// Stops accepting connections, lets requests in flight end, and returns when the server is down.
@@ -115,6 +126,26 @@ public final class DemoServer: Sendable {
     public func tokenURL(realm: String) -> URL {
         baseURL.appendingPathComponent("realm/\(realm)/oauth/token")
     }
+
+    /// TrackerService in `realm` (made on first use): its issues and the raw paths it received.
+    /// Its routes are at `rest/{realm}/`, its tokens come from `realm/{realm}/oauth/token`.
+    public func trackerService(realm: String) -> TrackerService {
+        trackerServices[realm]
+    }
+
+    /// The base URL of TrackerService in `realm`: `http://host:port/rest/{realm}/`.
+    public func trackerBaseURL(realm: String) -> URL {
+        baseURL.appendingPathComponent("rest/\(realm)/", isDirectory: true)
+    }
+
+    /// The credentials this server received so far (requests that carried an `Authorization`
+    /// header or an `access_token` parameter), oldest first.
+    public func credentialsSeen() -> [SeenCredential] {
+        credentials.all
+    }
+
+    /// The client id and secret the realms' token endpoints accept for the client-credentials grant.
+    public static let clientCredentials = (id: "demo-client", secret: "demo-secret")
 
     /// What the server has answered so far.
     public var statistics: DemoServerStatistics {

@@ -21,12 +21,14 @@ extension APIManager {
     public static func uploadWallPhoto(
         _ data: Data, filename: String = "photo.jpg", progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) -> GroupOperation<Photo> {
-        GroupOperation { context in
+        APIManager.group { context in
             let server = try await wallUploadServer()
             try context.checkCancellation()
             var form = MultipartFormData()
             form.append(data, name: "photo", filename: filename, contentType: "image/jpeg")
             let upload = UO.multipart(form, to: server.uploadURL)
+            // The upload is part of the API's work: it runs on the API's session (engine).
+            if let session = APIManager.defaultAPI.configuration.session { upload.privateSession = session }
             // The upload URL is the upload server's own: it takes no access token.
             upload.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
             if let progress { upload.onProgress { _, sent in progress(sent) } }
@@ -46,7 +48,7 @@ extension APIManager {
             throw fail(.transport(error))
         }
         do {
-            return try Mapper.map(UploadReceipt.self, from: upload.receivedData, configuration: mapperConfiguration)
+            return try Mapper.map(UploadReceipt.self, from: upload.receivedData, configuration: APIManager.mapperConfiguration)
         } catch let error as MapperError {
             throw fail(.mapping(error))
         } catch {
@@ -62,7 +64,7 @@ extension APIManager {
     ///   - photoCount: How many photos the screen shows.
     ///   - postCount: How many posts the screen shows.
     public static func profile(of userID: Int? = nil, photoCount: Int = 6, postCount: Int = 10) -> GroupOperation<Profile> {
-        GroupOperation { _ in
+        APIManager.group { _ in
             async let users = APIManager.users(userID.map { [$0] } ?? [])
             async let photos = APIManager.photos(of: userID, count: photoCount)
             async let wall = APIManager.wall(of: userID, count: postCount)

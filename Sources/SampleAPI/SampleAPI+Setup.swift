@@ -9,7 +9,7 @@ extension SampleAPI {
     public static var authenticationConfiguration: AuthenticationCoordinator.Configuration {
         var configuration = AuthenticationCoordinator.Configuration()
         configuration.placement = .queryParameter("access_token")
-        configuration.bodySaysUnauthorized = { SampleServiceError.saysUnauthorized($0) }
+        configuration.jsonSaysUnauthorized = { SampleServiceError.saysUnauthorized(json: $0) }
         return configuration
     }
 

@@ -44,6 +44,12 @@ public struct SampleServiceError: Error, Sendable, Equatable, CustomStringConver
         return SampleServiceError(body: body)?.code == authorizationFailed
     }
 
+    /// Whether a parsed body says the access token failed (error code 5): the JSON rule the
+    /// authentication coordinator is given, which reads the body the call parses anyway.
+    public static func saysUnauthorized(json: JSONValue) -> Bool {
+        SampleServiceError(json: json)?.code == authorizationFailed
+    }
+
     /// `error 5: User authorization failed: …`.
     public var description: String { "error \(code): \(message)" }
 }

@@ -3,13 +3,19 @@ import DemoServer
 import Foundation
 import NetOps
 import Testing
+import Validator
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import TestSupport
 #endif
 
 /// One token refresh for any number of 401s, against DemoServer's OAuth 2.0 token endpoint.
-@Suite(.timeLimit(.minutes(2)))
+///
+/// Shared side of the process gate: every test parks operations, and most race a server-side
+/// delay against a deadline (a 2 s refresh against the authenticator's 5 s timeout), which a
+/// load test beside them would blow. The 500-operation storms are load tests themselves and
+/// hold the gate exclusively. Waiting for the gate counts against the time limit.
+@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
 struct AuthenticationTests {
     /// A coordinator for `realm` that starts from a token the server never issued (so the first
     /// requests fail with 401) and a refresh token the realm accepts.
@@ -32,7 +38,7 @@ struct AuthenticationTests {
 
     /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
     /// from 16 threads — make exactly one call to the token endpoint and all succeed.
-    @Test func stormOfFiveHundredCostsOneRefresh() async throws {
+    @Test(.processGate(.exclusive)) func stormOfFiveHundredCostsOneRefresh() async throws {
         let (server, realm, base) = try await TestServer.newRealm()
         let log = LogCapture()
         let coordinator = Self.coordinator(base: base, log: log)
@@ -51,7 +57,7 @@ struct AuthenticationTests {
 
     /// The same storm with a token endpoint that fails: every operation ends with its error,
     /// and every waiter (queue, await, syncStart) is released.
-    @Test(arguments: [TokenAuthority.Mode.fail, .garbage])
+    @Test(.processGate(.exclusive), arguments: [TokenAuthority.Mode.fail, .garbage])
     func failedRefreshEndsEveryOperation(_ mode: TokenAuthority.Mode) async throws {
         let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: mode, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
@@ -152,6 +158,24 @@ struct AuthenticationTests {
         #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
         let token = try #require(coordinator.token?.accessToken)
         #expect(operations.allSatisfy { !($0.error?.description.contains(token) ?? false) })
+    }
+
+    /// The same service rule over the parsed body: one refresh for thirty operations.
+    @Test func bodyLevelAuthenticationErrorByTheJSONRule() async throws {
+        let (server, realm, base) = try await TestServer.newRealm()
+        var configuration = AuthenticationCoordinator.Configuration()
+        configuration.placement = .queryParameter("access_token")
+        configuration.jsonSaysUnauthorized = { json in
+            guard case let .object(root) = json, case let .object(error)? = root["error"] else { return false }
+            return error["error_code"] == .int(5)
+        }
+        let coordinator = Self.coordinator(base: base, configuration: configuration)
+        let operations = (0..<30).map { _ in Self.guarded(DTO.get(base.appendingPathComponent("body-error")), by: coordinator) }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .successFinished })
+        #expect(operations.allSatisfy { String(decoding: $0.receivedData, as: UTF8.self).contains("response") })
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
     }
 
     /// Cancelling a parked operation ends it at once and takes it out of the parked set.

@@ -6,9 +6,10 @@ import SampleAPI
 import SampleTemplates
 import Templater
 import Testing
+import TestSupport
 
 /// SampleAPI's flows: expired tokens, profile screens as groups, stubs.
-@Suite("SampleAPI flows", .serialized, .timeLimit(.minutes(2)))
+@Suite("SampleAPI flows", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
 struct SampleAPIFlowTests {
     @Test func anExpiredTokenCostsOneRefreshForEveryCallThatHitIt() async throws {
         try await withSampleService { fixture in

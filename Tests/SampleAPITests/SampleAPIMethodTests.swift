@@ -4,10 +4,11 @@ import Foundation
 import NetOps
 import SampleAPI
 import Testing
+import TestSupport
 
 /// Every SampleAPI method end to end against DemoServer: request built, token placed, response
 /// validated against the shipped template, model mapped.
-@Suite("SampleAPI methods", .serialized, .timeLimit(.minutes(2)))
+@Suite("SampleAPI methods", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
 struct SampleAPIMethodTests {
     @Test func usersGetMapsUsersWithTheFieldsAskedFor() async throws {
         try await withSampleService { fixture in
@@ -136,10 +137,12 @@ struct SampleAPIMethodTests {
         }
     }
 
-    @Test func completionFormsReturnTheOperation() async throws {
+    @Test func typedOperationsReportTheirResult() async throws {
         try await withSampleService { _ in
             let result = Locked<Result<Page<WallPost>, APIError>?>(nil)
-            let operation = try #require(APIManager.wall(count: 3) { outcome in result.withLock { $0 = outcome } })
+            let operation = SampleAPI.wall(count: 3).onCompletion { outcome in result.withLock { $0 = outcome } }
+            #expect(operation.state == .readyToStart)
+            APIManager.asyncQueue.addOperation(operation)
             await operation.finished()
             while result.withLock({ $0 == nil }) { try await Task.sleep(for: .milliseconds(5)) }
             let page = try #require(try result.withLock { $0 }?.get())

@@ -19,26 +19,21 @@ struct SampleFixture {
     var tokens: TokenAuthority { server.tokenAuthority(realm: realm) }
 }
 
-/// Runs `body` with APIManager set up for a fresh realm of SampleService (templates from the
-/// shipped folder, signed in with a refresh token), then puts APIManager back.
+/// Runs `body` with a default API of its own (bound to the test's task), set up for a fresh
+/// realm of SampleService (templates from the shipped folder, signed in with a refresh token):
+/// tests running side by side never share a token, a base URL or a stub switch.
 func withSampleService(
     templates: TemplateStore = TemplateStore(directory: SampleTemplates.directory),
     _ body: (SampleFixture) async throws -> Void
 ) async throws {
     let server = try await TestServer.get()
     let realm = "s\(UUID().uuidString.prefix(8))"
-    let coordinator = SampleAPI.prepareAPIManager(
-        baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
-        store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-\(realm)")), templates: templates)
-    let savedMapper = APIManager.mapperConfiguration
-    defer {
-        APIManager.removeAuthentication()
-        APIManager.baseURL = nil
-        APIManager.stubMode = .off
-        APIManager.templates = Templater.shared
-        APIManager.mapperConfiguration = savedMapper
+    try await APIManager.withDefaultAPI(APIScope(name: realm)) {
+        let coordinator = SampleAPI.prepareAPIManager(
+            baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
+            store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-\(realm)")), templates: templates)
+        try await body(SampleFixture(server: server, realm: realm, coordinator: coordinator))
     }
-    try await body(SampleFixture(server: server, realm: realm, coordinator: coordinator))
 }
 
 /// `body`'s APIError, or nil when it threw nothing or another error.

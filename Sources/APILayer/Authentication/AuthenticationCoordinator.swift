@@ -1,14 +1,18 @@
 import Foundation
 import Logging
 import NetOps
+import Validator
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Puts the token into every request and turns any number of authentication failures into one
-/// token refresh.
+/// Puts the token into every request of one API and turns any number of authentication failures
+/// into one token refresh.
 ///
-/// It is the `OperationInterceptor` of the operations it guards:
+/// An `APIScope` makes one with `configureAuthentication(…)` and gives it to every operation of
+/// its methods (only for requests to the API's origins). Attached by hand as an operation's
+/// `interceptor`, it places the token on that operation's requests. It is the
+/// `OperationInterceptor` of the operations it guards:
 /// - before a request goes, it inserts the current token and notes its *version* on the
 ///   operation; while a refresh runs, or when the token is known to be expired, the operation
 ///   is parked instead of sending a stale token;
@@ -29,6 +33,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         /// A service rule: true when a response body (with any status) says the token failed,
         /// e.g. `{"error":{"error_code":5}}`. 401 always counts.
         public var bodySaysUnauthorized: (@Sendable (Data) -> Bool)?
+        /// The same rule over the parsed body, e.g. `{ SampleServiceError(json: $0)?.code == 5 }`:
+        /// preferred to `bodySaysUnauthorized`, because an APIManager call parses its body once
+        /// and the rule, validation and mapping all read that value. A body that is not JSON
+        /// does not say the token failed.
+        public var jsonSaysUnauthorized: (@Sendable (JSONValue) -> Bool)?
         /// Refresh this many seconds before a known expiry.
         public var expiryLeeway: TimeInterval = 5
         /// The most refreshes allowed within `refreshWindow` seconds.
@@ -154,7 +163,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
         let info = operation.userInfo
         if info[Self.withoutTokenKey] as? Bool == true { return .proceed(request) }
-        let placement = info[Self.placementKey] as? TokenPlacement ?? configuration.placement
+        return adapt(request, for: operation, placement: info[Self.placementKey] as? TokenPlacement ?? configuration.placement)
+    }
+
+    /// Inserts the current token where `placement` says, or parks the operation.
+    func adapt(_ request: URLRequest, for operation: BaseOperation, placement: TokenPlacement) -> RequestDecision {
         enum Verdict { case send(String, Int), needsToken(TokenWait) }
         let verdict = state.withLock { state -> Verdict in
             if !state.refreshing, let token = state.token, !token.isExpired(leeway: configuration.expiryLeeway) {
@@ -175,7 +188,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
         // A request sent without a token (an upload server, a public endpoint) has no token to refresh.
         if operation.userInfo[Self.withoutTokenKey] as? Bool == true { return .useDefault }
-        let unauthorized = response.statusCode == 401 || (configuration.bodySaysUnauthorized?(body) ?? false)
+        return judgeCredential(response, body: body, for: operation)
+    }
+
+    /// Parks the operation when `response` says its token failed.
+    func judgeCredential(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
+        let unauthorized = response.statusCode == 401 || bodySaysUnauthorized(body, for: operation)
         guard unauthorized else { return .useDefault }
         let used = operation.userInfo[Self.versionKey] as? Int
         enum Verdict { case replayNow, needsToken(TokenWait) }
@@ -189,6 +207,17 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         case let .needsToken(wait):
             return settle(wait, url: response.url).map(ResponseDecision.fail) ?? .postpone
         }
+    }
+
+    /// Whether the service's body rules say the token failed. The JSON rule reads the body the
+    /// operation parsed (an `APIOperation` keeps it for its pipeline), parsing it only when the
+    /// operation keeps none.
+    private func bodySaysUnauthorized(_ body: Data, for operation: BaseOperation) -> Bool {
+        if let rule = configuration.bodySaysUnauthorized, rule(body) { return true }
+        guard let rule = configuration.jsonSaysUnauthorized, !body.isEmpty else { return false }
+        let parsed = (operation as? any ParsedBodyHolder)?.parsedBody(body) ?? Result { try JSONValue(parsing: body) }
+        guard case let .success(json) = parsed else { return false }
+        return rule(json)
     }
 
     /// What a request without a usable token does.
@@ -237,7 +266,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Whether `operation` is guarded by this coordinator (its own interceptor, or the default).
     private func guards(_ operation: BaseOperation) -> Bool {
-        ((operation.interceptor ?? BaseOperation.defaultInterceptor) as? AuthenticationCoordinator) === self
+        let interceptor = operation.effectiveInterceptor
+        if let scoped = interceptor as? ScopedAuthentication { return scoped.coordinator === self }
+        return (interceptor as? AuthenticationCoordinator) === self
     }
 
     /// Marks a refresh as running; true when the caller must launch it. Call with the lock held.

@@ -17,6 +17,9 @@ public struct FileTokenStore: TokenStore {
         self.fileURL = fileURL
     }
 
+    /// The file's path: two stores of the same file are the same store.
+    public var storeIdentity: String? { "file:" + fileURL.standardizedFileURL.path }
+
     /// A store at `~/.local/share/<service>/token.json` (or under `$XDG_DATA_HOME`).
     public init(service: String) {
         let environment = ProcessInfo.processInfo.environment

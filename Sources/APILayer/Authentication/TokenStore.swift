@@ -10,6 +10,14 @@ public protocol TokenStore: Sendable {
     func save(_ token: Token) throws
     /// Deletes the stored token (nothing happens when there is none).
     func remove() throws
+    /// What tells this store apart from another (a file's path, an object's identity), so that
+    /// two APIs given the same store are noticed; nil when unknown.
+    var storeIdentity: String? { get }
+}
+
+extension TokenStore {
+    /// Unknown: sharing such a store between APIs goes unnoticed.
+    public var storeIdentity: String? { nil }
 }
 
 /// Why a token store failed.
@@ -44,4 +52,6 @@ public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
     public func save(_ token: Token) throws { lock.withLock { self.token = token } }
     /// Forgets the token.
     public func remove() throws { lock.withLock { token = nil } }
+    /// This object's identity.
+    public var storeIdentity: String? { "memory:\(ObjectIdentifier(self).hashValue)" }
 }

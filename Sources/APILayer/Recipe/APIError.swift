@@ -31,14 +31,18 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public let stage: Stage
     /// The API method's name (its endpoint).
     public let method: String
-    /// The operation that ran, if one was made (none for construction failures and stubs).
+    /// The operation that ran, if one was made.
     public let operation: BaseOperation?
+    /// The server's error body decoded into the API's `errorModel`, when the stage is `server`
+    /// and the body fits the model.
+    public let serverError: (any APIErrorModel)?
 
     /// An error of `stage` for `method`.
-    public init(_ stage: Stage, method: String, operation: BaseOperation? = nil) {
+    public init(_ stage: Stage, method: String, operation: BaseOperation? = nil, serverError: (any APIErrorModel)? = nil) {
         self.stage = stage
         self.method = method
         self.operation = operation
+        self.serverError = serverError
     }
 
     /// The stage's name: `construction`, `transport`, `server`, `templateMissing`,

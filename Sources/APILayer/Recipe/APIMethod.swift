@@ -4,33 +4,51 @@ import Validator
 
 /// One method of a service's API: a case of the service's method enum.
 ///
-/// The raw value is the endpoint, joined to `APIManager.baseURL`, and the name of the method's
-/// template. Every part that differs per method is a requirement, so a new case that forgets
-/// one does not compile:
+/// The raw value names the method; by default it is also the method's path (joined to its
+/// API's base URL) and the name of its template. Every part that differs per method is a
+/// requirement, so a new case that forgets one does not compile. A REST method gives its path
+/// with `{name}` placeholders, filled from the call's properties:
 ///
 /// ```swift
-/// enum DemoAPI: String, APIMethod {
-///     case usersGet = "users.get"
+/// enum TrackerAPI: String, APIMethod {
+///     case listIssues = "issues/list-for-repo"
+///     case createIssue = "issues/create"
 ///
-///     var httpMethod: HTTPMethod { .get }
-///     var encoding: RequestEncoding { .query }
-///     var defaultParameters: Parameters {
-///         switch self {
-///         case .usersGet: return ["fields": ["name"]]
-///         }
-///     }
+///     static var api: APIScope { .tracker }          // default: APIManager.defaultAPI
+///     var path: String { "repos/{owner}/{repo}/issues" }
+///     var httpMethod: HTTPMethod { self == .listIssues ? .get : .post }
+///     var encoding: RequestEncoding { self == .listIssues ? .query : .json }
+///     var defaultParameters: Parameters { [:] }
+///     var acceptedStatuses: Set<Int> { self == .createIssue ? [201] : [200] }
+///     var errorModel: (any APIErrorModel.Type)? { TrackerError.self }
 /// }
 ///
-/// let users = try await APIManager.call(DemoAPI.usersGet, properties: ["ids": [1, 2]],
-///                                       as: [User].self, at: "response")
+/// let issues = try await APIManager.call(TrackerAPI.listIssues,
+///                                        properties: ["owner": "octo-org", "repo": "hello-world"],
+///                                        as: [Issue].self)
 /// ```
 public protocol APIMethod: RawRepresentable, Sendable where RawValue == String {
+    /// The API the method belongs to: its base URL, token, templates, session. Default:
+    /// `APIManager.defaultAPI`.
+    static var api: APIScope { get }
+    /// The method's path, joined to its API's base URL; `{name}` placeholders are filled from
+    /// the call's properties, each value percent-encoded as one path segment, and those
+    /// properties are not sent again. Default: the raw value.
+    var path: String { get }
+    /// The name of the method's template; it may contain `/` (`issues/list-for-repo` is the
+    /// file `issues/list-for-repo.json`). Default: the raw value.
+    var templateName: String { get }
     /// The HTTP method of the request.
     var httpMethod: HTTPMethod { get }
     /// How the parameters travel: query, form, JSON or multipart.
     var encoding: RequestEncoding { get }
     /// The parameters every call sends; a caller's properties are merged over them.
     var defaultParameters: Parameters { get }
+    /// Parameters that go in the query string whatever the encoding of the others (a JSON
+    /// body with `?dry_run=true`). Default: none.
+    var queryKeys: Set<String> { get }
+    /// The statuses that count as success. Default: 200–299.
+    var acceptedStatuses: Set<Int> { get }
     /// How responses are checked. Default: `.automatic(.all)` against the method's template.
     ///
     /// `.custom` never consults a template, so a method without one uses `.custom`.
@@ -44,9 +62,23 @@ public protocol APIMethod: RawRepresentable, Sendable where RawValue == String {
     /// `{"error": {...}}`) and returns its message; `nil` means the body is not an error.
     /// Default: no such errors.
     var bodyError: (@Sendable (JSONValue) -> String?)? { get }
+    /// The model of the API's error bodies (GitHub's `{"message", "documentation_url"}`): a
+    /// body that came with an unaccepted status is decoded into it and given in
+    /// `APIError.serverError`. Default: none (the body's first bytes are the message).
+    var errorModel: (any APIErrorModel.Type)? { get }
 }
 
 extension APIMethod {
+    /// `APIManager.defaultAPI`.
+    public static var api: APIScope { APIManager.defaultAPI }
+    /// The raw value.
+    public var path: String { rawValue }
+    /// The raw value.
+    public var templateName: String { rawValue }
+    /// None.
+    public var queryKeys: Set<String> { [] }
+    /// 200–299.
+    public var acceptedStatuses: Set<Int> { Set(200..<300) }
     /// Every automatic check against the method's template.
     public var validation: ValidationPolicy { .automatic(.all) }
     /// The `Authorization: Bearer` header.
@@ -55,7 +87,14 @@ extension APIMethod {
     public var headers: [String: String] { [:] }
     /// No body-level errors.
     public var bodyError: (@Sendable (JSONValue) -> String?)? { nil }
+    /// No error model.
+    public var errorModel: (any APIErrorModel.Type)? { nil }
 }
+
+/// The model of an API's error bodies, e.g. `{"message": "Not Found", "documentation_url": …}`.
+///
+/// Its `description` becomes the message of the `server` stage of `APIError`.
+public protocol APIErrorModel: Decodable, Sendable, CustomStringConvertible {}
 
 /// How a method's parameters are put into its request.
 public enum RequestEncoding: Sendable, Equatable {

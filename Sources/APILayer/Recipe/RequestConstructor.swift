@@ -27,34 +27,55 @@ public enum RequestConstructor {
     ///
     /// - Parameters:
     ///   - method: The API method.
-    ///   - properties: The caller's parameters, merged over `method.defaultParameters`.
-    ///   - baseURL: The service's base URL.
+    ///   - properties: The caller's parameters, merged over `method.defaultParameters`; those
+    ///     named by the path's placeholders fill them, those in `method.queryKeys` go in the query.
+    ///   - baseURL: The API's base URL.
     ///   - token: The access token, placed as `method.tokenPlacement` says (nothing when `nil`).
+    ///   - headers: This call's headers, over `method.headers`.
     /// - Throws: `APIError` of stage `.construction`.
     public static func request<Method: APIMethod>(
-        for method: Method, properties: Parameters = [:], baseURL: URL?, token: String? = nil
+        for method: Method, properties: Parameters = [:], baseURL: URL?, token: String? = nil, headers: [String: String] = [:]
     ) throws(APIError) -> Built {
         func fail(_ reason: String) -> APIError { APIError(.construction(reason), method: method.rawValue) }
-        guard let baseURL else { throw fail("APIManager.baseURL is not set") }
+        guard let baseURL else { throw fail("the base URL of \(Method.api) is not set") }
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw fail("base URL \(baseURL.absoluteString) is not http or https")
         }
-        guard let url = join(baseURL, method.rawValue) else {
-            throw fail("endpoint \"\(method.rawValue)\" does not make a URL with \(baseURL.absoluteString)")
+        var parameters = merge(properties, over: method.defaultParameters)
+        let path: String
+        switch PathTemplate.fill(method.path, from: &parameters) {
+        case let .success(filled): path = filled
+        case let .failure(error): throw fail(error.description)
         }
-        let parameters = merge(properties, over: method.defaultParameters)
+        guard var url = join(baseURL, path) else {
+            throw fail("path \"\(path)\" does not make a URL with \(baseURL.absoluteString)")
+        }
+        if method.encoding != .query, !method.queryKeys.isEmpty {
+            var query: Parameters = [:]
+            for key in method.queryKeys { if let value = parameters.removeValue(forKey: key) { query[key] = value } }
+            if !query.isEmpty {
+                guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                    throw fail("\(url.absoluteString) cannot take a query")
+                }
+                let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
+                components.percentEncodedQuery = existing + RequestFactory.formEncoded(query)
+                guard let withQuery = components.url else { throw fail("\(url.absoluteString) cannot take a query") }
+                url = withQuery
+            }
+        }
+        let allHeaders = method.headers.merging(headers) { _, call in call }
         var built: Built
         switch method.encoding {
         case .query, .form, .json:
             let encoding: ParameterEncoding = method.encoding == .query ? .query : method.encoding == .form ? .form : .json
-            switch RequestFactory.make(method.httpMethod, url, parameters: parameters, encoding: encoding, headers: method.headers) {
+            switch RequestFactory.make(method.httpMethod, url, parameters: parameters, encoding: encoding, headers: allHeaders) {
             case let .success(request): built = .plain(request)
             case let .failure(error): throw fail(error.description)
             }
         case .multipart:
             var request = URLRequest(url: url)
             request.httpMethod = method.httpMethod.rawValue
-            for (name, value) in method.headers { request.setValue(value, forHTTPHeaderField: name) }
+            for (name, value) in allHeaders { request.setValue(value, forHTTPHeaderField: name) }
             var form = MultipartFormData()
             for key in parameters.keys.sorted() {
                 appendPart(parameters[key]!, name: key, to: &form)

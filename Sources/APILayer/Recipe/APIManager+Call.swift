@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetOps
+
+extension APIManager {
+    /// The unstarted operation that calls `method` and makes `Model` of its answer.
+    ///
+    /// The operation carries the whole pipeline: the request is built now (path placeholders
+    /// filled, parameters encoded; a failure makes an operation that fails at start with the
+    /// `construction` error), the token of the method's API is placed when the request goes (on
+    /// the API's origins only), then transport, status and the method's `bodyError` are checked,
+    /// the body validated against the method's template (or its custom checks), passed through
+    /// `parser` and mapped at `keyPath`. Under the API's `stubMode` the operation answers from
+    /// the method's template and no request leaves the process.
+    ///
+    /// ```swift
+    /// let operation = APIManager.operation(TrackerAPI.getIssue,
+    ///                                      properties: ["owner": "octo-org", "repo": "hello-world", "number": 7],
+    ///                                      as: Issue.self)
+    /// let issue = try await operation.run()
+    /// ```
+    /// - Parameters:
+    ///   - method: The API method.
+    ///   - properties: Parameters merged over the method's defaults (the caller's win, arrays concatenate).
+    ///   - headers: Headers of this call, over the method's.
+    ///   - type: The model decoded.
+    ///   - keyPath: Dot-separated keys to the model in the response (`nil`: the whole response).
+    ///   - parser: An optional step before mapping.
+    /// - Returns: The operation, not started.
+    public static func operation<Method: APIMethod, Model: Decodable & Sendable>(
+        _ method: Method, properties: Parameters = [:], headers: [String: String] = [:], as type: Model.Type,
+        at keyPath: String? = nil, parser: ParseStep? = nil
+    ) -> APIOperation<Model> {
+        let scope = Method.api.snapshot
+        let configuration = scope.configuration
+        let stubDelay = configuration.stubMode.delay
+        let pipeline = ResponsePipeline<Model>(method: method, keyPath: keyPath, parser: parser, configuration: configuration,
+                                               validates: stubDelay == nil)
+        var built: RequestConstructor.Built
+        do {
+            built = try RequestConstructor.request(for: method, properties: properties, baseURL: configuration.baseURL,
+                                                   headers: headers)
+        } catch {
+            guard stubDelay != nil else { return APIOperation(failing: error, pipeline: pipeline) }
+            // A stub needs no reachable URL: it never leaves the process.
+            var placeholder = URLRequest(url: URL(string: "http://stub.invalid/")!)
+            placeholder.httpMethod = method.httpMethod.rawValue
+            built = .plain(placeholder)
+        }
+        var preflight: APIError?
+        var stubEngine: StubEngine?
+        if let stubDelay {
+            // The stub answers with a status the method accepts (200 where it does), and with no
+            // body for a method that has no template and answers nothing.
+            let status = method.acceptedStatuses.contains(200) ? 200 : method.acceptedStatuses.min() ?? 200
+            switch pipeline.stubBody() {
+            case let .success(body):
+                stubEngine = StubEngine(status: status, body: body, delay: stubDelay)
+            case .failure where Model.self == NoContent.self:
+                stubEngine = StubEngine(status: status, body: Data(), delay: stubDelay)
+            case let .failure(error):
+                preflight = error
+            }
+        }
+        let made: APIOperation<Model>
+        switch built {
+        case let .plain(request):
+            made = APIOperation(request: preflight == nil ? .success(request) : rejected(preflight, request.url),
+                                body: .none, ownedBodyFile: nil, pipeline: pipeline, preflight: preflight)
+        case let .multipart(request, form):
+            // A stub sends nothing: its form is never written.
+            var bodyFile: URL?
+            if stubEngine == nil {
+                do { bodyFile = try form.writeToTemporaryFile() } catch {
+                    let failure = APIError(.construction("multipart body: \(error)"), method: method.rawValue)
+                    return APIOperation(failing: failure, pipeline: pipeline)
+                }
+            }
+            made = APIOperation(request: preflight == nil ? .success(request) : rejected(preflight, request.url),
+                                body: bodyFile.map(TransferBody.file) ?? .none, ownedBodyFile: bodyFile,
+                                pipeline: pipeline, preflight: preflight)
+        }
+        made.acceptableStatusCodes = method.acceptedStatuses
+        if let stubEngine {
+            made.privateSession = NetworkSession(engine: stubEngine)
+            return made
+        }
+        if let session = configuration.session { made.privateSession = session }
+        if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
+        if let coordinator = scope.authentication, let placement = method.tokenPlacement {
+            made.interceptor = ScopedAuthentication(coordinator: coordinator, placement: placement,
+                                                    origins: configuration.origins)
+        }
+        return made
+    }
+
+    private static func rejected(_ error: APIError?, _ url: URL?) -> Result<URLRequest, NetOpsError> {
+        .failure(NetOpsError(.rejected(reason: error?.description ?? "rejected"), url: url))
+    }
+
+    /// Calls `method` and returns its model: `operation(…)` run at once.
+    ///
+    /// ```swift
+    /// let users = try await APIManager.call(DemoAPI.usersGet, properties: ["ids": [1]],
+    ///                                       as: [User].self, at: "response")
+    /// ```
+    /// - Parameters: as `operation(_:properties:headers:as:at:parser:)`.
+    /// - Returns: The model.
+    /// - Throws: `APIError` naming the stage that failed.
+    public static func call<Method: APIMethod, Model: Decodable & Sendable>(
+        _ method: Method, properties: Parameters = [:], headers: [String: String] = [:], as type: Model.Type,
+        at keyPath: String? = nil, parser: ParseStep? = nil
+    ) async throws(APIError) -> Model {
+        try await operation(method, properties: properties, headers: headers, as: type, at: keyPath, parser: parser).run()
+    }
+
+    /// Calls `method` and hands its model (or the `APIError` naming the failed stage) to
+    /// `completion`, on an internal thread: `operation(…)` added to `queue`.
+    ///
+    /// - Returns: The operation (to cancel, suspend or watch); there is always one, also when
+    ///   the request cannot be built or stubs answer.
+    @discardableResult
+    public static func call<Method: APIMethod, Model: Decodable & Sendable>(
+        _ method: Method, properties: Parameters = [:], headers: [String: String] = [:], as type: Model.Type,
+        at keyPath: String? = nil, parser: ParseStep? = nil, queue: OperationQueue? = nil,
+        completion: @escaping @Sendable (Result<Model, APIError>) -> Void
+    ) -> BaseOperation? {
+        let made = operation(method, properties: properties, headers: headers, as: type, at: keyPath, parser: parser)
+        made.onCompletion(completion)
+        (queue ?? asyncQueue).addOperation(made)
+        return made
+    }
+}

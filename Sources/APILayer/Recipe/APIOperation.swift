@@ -1,0 +1,137 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import NetOps
+import Validator
+
+/// The unstarted operation of one API call, typed by the call's model.
+///
+/// It is a real `BaseOperation`: queue it (`APIManager.asyncQueue`, any `OperationQueue`),
+/// `start()` it, `syncStart()` it, `retainAndStart()` it, give it an `owner`, a
+/// `privateSession`, timeouts or a `timeLimitBetweenRuns`, suspend and resume it, nest it in a
+/// `GroupOperation` (a cancelled group cancels it). When it ends, `result` holds the model or
+/// the `APIError` naming the stage that failed; a response that breaks the method's template
+/// or does not map ends the operation `.failedFinished`.
+///
+/// ```swift
+/// let operation = APIManager.operation(TrackerAPI.listIssues,
+///                                      properties: ["owner": "octo-org", "repo": "hello-world"],
+///                                      as: [Issue].self)
+/// operation.owner = connection
+/// operation.onCompletion { result in print(result) }
+/// APIManager.asyncQueue.addOperation(operation)
+/// // or: let issues = try await operation.run()
+/// ```
+public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, ParsedBodyHolder, @unchecked Sendable {
+    // @unchecked: the only mutable state is in `Locked` boxes; the rest is immutable.
+
+    /// The API method's name (its raw value).
+    public let methodName: String
+    private let pipeline: ResponsePipeline<Model>
+    /// An error known before the operation started (the request could not be built, a stub has
+    /// no template): the operation fails with it at start.
+    private let preflight: APIError?
+    /// The pipeline's verdict on the response, before the operation ended.
+    private let checked = Locked<Result<Model, APIError>?>(nil)
+    /// The call's outcome, once the operation ended.
+    private let outcome = Locked<Result<Model, APIError>?>(nil)
+    /// The response body parsed once, for the authentication rule and the pipeline.
+    private let parsed = ParsedBodyCache()
+
+    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
+         pipeline: ResponsePipeline<Model>, preflight: APIError?) {
+        methodName = pipeline.name
+        self.pipeline = pipeline
+        self.preflight = preflight
+        super.init(request: request, body: body, ownedBodyFile: ownedBodyFile)
+        setResponseCheck { operation in
+            (operation as? APIOperation<Model>)?.check()
+        }
+        // First of the completions: every later one, and every waiter, sees `result`.
+        (self as BaseOperation).onCompletion { operation in
+            (operation as? APIOperation<Model>)?.settle()
+        }
+    }
+
+    /// An operation that fails at start with `error` (no request could be built).
+    convenience init(failing error: APIError, pipeline: ResponsePipeline<Model>) {
+        self.init(request: .failure(NetOpsError(.rejected(reason: error.description), url: nil)), body: .none,
+                  ownedBodyFile: nil, pipeline: pipeline, preflight: error)
+    }
+
+    // MARK: The result
+
+    /// The model, or the `APIError` naming the failed stage; nil until the operation ended.
+    public var result: Result<Model, APIError>? { outcome.withLock { $0 } }
+
+    /// Starts the operation (unless it already runs, in a queue or elsewhere), waits for it
+    /// without blocking a thread and returns the model. Cancelling the calling `Task` cancels
+    /// the operation.
+    ///
+    /// - Throws: the `APIError` of the stage that failed.
+    @discardableResult
+    public func run() async throws(APIError) -> Model {
+        _ = try? await super.run()
+        return try finalResult().get()
+    }
+
+    /// Adds a closure called once with the result when the operation ends (at once if it has).
+    @discardableResult
+    public func onCompletion(_ handler: @escaping @Sendable (Result<Model, APIError>) -> Void) -> Self {
+        (self as BaseOperation).onCompletion { operation in
+            guard let operation = operation as? APIOperation<Model> else { return }
+            handler(operation.finalResult())
+        }
+        return self
+    }
+
+    /// The result of an operation that ended.
+    private func finalResult() -> Result<Model, APIError> {
+        if let result { return result }
+        settle()
+        return result ?? .failure(APIError(.transport(NetOpsError(.cancelled, url: request?.url)), method: methodName, operation: self))
+    }
+
+    // MARK: The pipeline
+
+    /// Runs the pipeline on a response the operation accepted; an error it returns fails the
+    /// operation.
+    private func check() -> NetOpsError? {
+        let body = receivedData
+        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) })
+        checked.withLock { $0 = verdict }
+        if case let .failure(error) = verdict { return NetOpsError(.rejected(reason: error.description), url: request?.url) }
+        return nil
+    }
+
+    /// The response body parsed as JSON, shared with the authentication rule.
+    func parsedBody(_ body: Data) -> Result<JSONValue, any Error> {
+        parsed.json(for: body)
+    }
+
+    /// Fixes the result once the operation is final.
+    private func settle() {
+        let verdict = checked.withLock { $0 }
+        let final: Result<Model, APIError>
+        if let preflight {
+            final = .failure(preflight)
+        } else if let error {
+            if case .rejected = error.kind, case let .failure(rejection)? = verdict {
+                final = .failure(rejection)
+            } else if let status = error.httpStatus {
+                let body = receivedData
+                final = .failure(pipeline.serverFailure(status: status, body: body, operation: self,
+                                                        parsed: { self.parsed.json(for: body) }))
+            } else {
+                final = .failure(APIError(.transport(error), method: methodName, operation: self))
+            }
+        } else if state == .successFinished, case let .success(model)? = verdict {
+            final = .success(model)
+        } else {
+            final = .failure(APIError(.transport(NetOpsError(.cancelled, url: request?.url)), method: methodName, operation: self))
+        }
+        outcome.withLock { if $0 == nil { $0 = final } }
+        parsed.clear()
+    }
+}

@@ -1,0 +1,75 @@
+import NetOps
+
+/// A method's path with `{name}` placeholders, filled from a call's parameters.
+///
+/// Each value becomes exactly one path segment: everything but RFC 3986's unreserved
+/// characters is percent-encoded, so a `/`, `?` or `#` in a value never changes the path. A
+/// value that is `.` or `..` would still be read as a dot-segment by servers that decode before
+/// normalising, so it is refused, as are empty values and values that are not scalars.
+enum PathTemplate {
+    /// `path` with every placeholder replaced by its parameter's encoded value; the parameters
+    /// used are removed from `parameters` (they are not sent again in the query or body).
+    ///
+    /// - Returns: the filled path, or the reason it cannot be filled.
+    static func fill(_ path: String, from parameters: inout Parameters) -> Result<String, PathTemplateError> {
+        var filled = ""
+        var used: Set<String> = []
+        var rest = Substring(path)
+        while let open = rest.firstIndex(of: "{") {
+            filled += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else { return .failure(.unclosedPlaceholder(path: path)) }
+            let name = String(rest[rest.index(after: open)..<close])
+            guard !name.isEmpty, !name.contains("{") else { return .failure(.unclosedPlaceholder(path: path)) }
+            guard let value = parameters[name] else { return .failure(.missingValue(name: name, path: path)) }
+            switch segment(from: value) {
+            case let .success(text):
+                guard !text.isEmpty else { return .failure(.emptyValue(name: name)) }
+                guard text != ".", text != ".." else { return .failure(.dotSegment(name: name, value: text)) }
+                filled += RequestFactory.escape(text)
+            case .failure:
+                return .failure(.notAScalar(name: name))
+            }
+            used.insert(name)
+            rest = rest[rest.index(after: close)...]
+        }
+        guard !rest.contains("}") else { return .failure(.unclosedPlaceholder(path: path)) }
+        filled += rest
+        for name in used { parameters[name] = nil }
+        return .success(filled)
+    }
+
+    private struct NotAScalar: Error {}
+
+    /// The text of a scalar parameter value.
+    private static func segment(from value: any Sendable) -> Result<String, NotAScalar> {
+        switch value {
+        case let text as String: return .success(text)
+        case let text as Substring: return .success(String(text))
+        case let flag as Bool: return .success(flag ? "true" : "false")
+        case let number as any BinaryInteger: return .success(String(describing: number))
+        case let number as Double: return .success(String(describing: number))
+        case is [any Sendable], is [String: any Sendable]: return .failure(NotAScalar())
+        case let value as any CustomStringConvertible: return .success(value.description)
+        default: return .failure(NotAScalar())
+        }
+    }
+}
+
+/// Why a method's path could not be filled.
+enum PathTemplateError: Error, Equatable, CustomStringConvertible {
+    case unclosedPlaceholder(path: String)
+    case missingValue(name: String, path: String)
+    case emptyValue(name: String)
+    case dotSegment(name: String, value: String)
+    case notAScalar(name: String)
+
+    var description: String {
+        switch self {
+        case let .unclosedPlaceholder(path): return "the path \"\(path)\" has a placeholder that is not closed"
+        case let .missingValue(name, path): return "no value for the path placeholder {\(name)} of \"\(path)\""
+        case let .emptyValue(name): return "the path placeholder {\(name)} is empty"
+        case let .dotSegment(name, value): return "the path placeholder {\(name)} is \"\(value)\", which would change the path"
+        case let .notAScalar(name): return "the path placeholder {\(name)} needs a single value (a string or a number)"
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Logging
+import Mapper
+import NetOps
+import Templater
+
+/// Everything that belongs to one API a service calls: base URL and trusted origins,
+/// templates, session, authentication, retry policy, mapper configuration, stub mode, logger.
+///
+/// A service that calls its own backend and a third-party API declares one scope for each, and
+/// each method enum names its scope; a token then only ever goes to its own API's origins:
+///
+/// ```swift
+/// extension APIScope {
+///     static let tracker = APIScope(name: "tracker")
+/// }
+///
+/// enum TrackerAPI: String, APIMethod {
+///     static var api: APIScope { .tracker }
+///     case listIssues = "issues/list-for-repo"
+///     var path: String { "repos/{owner}/{repo}/issues" }
+///     …
+/// }
+///
+/// APIScope.tracker.configure { $0.baseURL = URL(string: "https://tracker.example.com/")! }
+/// APIScope.tracker.configureAuthentication(authenticator: …, store: FileTokenStore(service: "tracker"))
+/// ```
+///
+/// Methods that name no scope belong to `APIManager.defaultAPI`, which the static members of
+/// `APIManager` (`baseURL`, `configureAuthentication`, …) configure. An operation reads its
+/// scope once, when it is made: changing a scope later affects operations made later.
+public final class APIScope: Sendable, CustomStringConvertible {
+    /// What a scope holds besides its authentication, as one value.
+    public struct Configuration: Sendable {
+        /// The URL every method's path is joined to; `nil` fails every call at construction.
+        public var baseURL: URL?
+        /// Other origins that may receive this API's token (an upload host of the same API).
+        /// Only scheme, host and port of each URL count.
+        public var trustedOrigins: [URL]
+        /// Where the methods' templates are.
+        public var templates: TemplateStore
+        /// The session the API's operations run in; nil: `BaseOperation.defaultSession`.
+        public var session: NetworkSession?
+        /// The retry policy of the API's operations; nil: `BaseOperation.defaultRetryPolicy`.
+        public var retryPolicy: RetryPolicy?
+        /// How the API's models are decoded.
+        public var mapperConfiguration: Mapper.Configuration
+        /// Whether calls answer from the templates instead of the network.
+        public var stubMode: StubMode
+        /// Where the API's calls and its authentication log.
+        public var logger: Logger
+
+        /// A configuration; every part has a default.
+        public init(
+            baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
+            session: NetworkSession? = nil, retryPolicy: RetryPolicy? = nil,
+            mapperConfiguration: Mapper.Configuration = Mapper.Configuration(), stubMode: StubMode = .off,
+            logger: Logger = Logger(label: "APILayer")
+        ) {
+            self.baseURL = baseURL
+            self.trustedOrigins = trustedOrigins
+            self.templates = templates
+            self.session = session
+            self.retryPolicy = retryPolicy
+            self.mapperConfiguration = mapperConfiguration
+            self.stubMode = stubMode
+            self.logger = logger
+        }
+
+        /// The origins the API's token may go to: the base URL's and the trusted ones.
+        public var origins: Set<APIOrigin> {
+            var origins = Set(trustedOrigins.compactMap(APIOrigin.init))
+            if let baseURL, let origin = APIOrigin(baseURL) { origins.insert(origin) }
+            return origins
+        }
+    }
+
+    /// What an operation reads of its scope when it is made.
+    struct Snapshot: Sendable {
+        let name: String
+        let configuration: Configuration
+        let authentication: AuthenticationCoordinator?
+    }
+
+    private struct State {
+        var configuration: Configuration
+        var authentication: AuthenticationCoordinator?
+    }
+
+    /// The API's name, used in logs and error messages.
+    public let name: String
+    private let state: Locked<State>
+
+    /// A scope named `name` (its logger is labelled `APILayer.<name>` unless `configuration`
+    /// brings one of its own).
+    public init(name: String, configuration: Configuration? = nil) {
+        self.name = name
+        var initial = configuration ?? Configuration()
+        if configuration == nil { initial.logger = Logger(label: "APILayer.\(name)") }
+        state = Locked(State(configuration: initial))
+    }
+
+    /// The scope's configuration (authentication apart).
+    public var configuration: Configuration {
+        get { state.withLock { $0.configuration } }
+        set { state.withLock { $0.configuration = newValue } }
+    }
+
+    /// Changes parts of the configuration in one step.
+    public func configure(_ update: (inout Configuration) -> Void) {
+        var configuration = self.configuration
+        update(&configuration)
+        state.withLock { $0.configuration = configuration }
+    }
+
+    /// The scope's name.
+    public var description: String { "API \(name)" }
+
+    var snapshot: Snapshot {
+        state.withLock { Snapshot(name: name, configuration: $0.configuration, authentication: $0.authentication) }
+    }
+
+    // MARK: Authentication
+
+    /// The coordinator of the API's token, if authentication is set up.
+    public var authentication: AuthenticationCoordinator? { state.withLock { $0.authentication } }
+
+    /// Sets up the API's authentication: its operations carry the token (on its origins only),
+    /// and any number of them failing with 401 at once cost one refresh. The stored token, if
+    /// readable, is restored.
+    ///
+    /// A store must belong to one API: two APIs sharing one would overwrite each other's saved
+    /// token and, after a restart, both would load the same one. Such sharing is logged as an
+    /// error (see `Docs/architecture.md`).
+    ///
+    /// - Returns: the coordinator, for callers that want to watch it.
+    @discardableResult
+    public func configureAuthentication(
+        authenticator: any Authenticator,
+        store: any TokenStore = InMemoryTokenStore(),
+        configuration: AuthenticationCoordinator.Configuration = .init()
+    ) -> AuthenticationCoordinator {
+        let logger = self.configuration.logger
+        if let other = TokenStoreClaims.shared.claim(store, for: self) {
+            logger.error("token store \(store.storeIdentity ?? "?") of API \(name) is already used by API \(other): each would overwrite the other's saved token, and after a restart both would load the same one; give each API its own store")
+        }
+        let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: store, configuration: configuration,
+                                                    logger: logger)
+        state.withLock { $0.authentication = coordinator }
+        return coordinator
+    }
+
+    /// Lets a plain NetOps operation carry this API's token, as the API's own operations do: the
+    /// token goes where `placement` says, on requests to the API's origins only (its base URL's
+    /// and the trusted ones, as configured now), and a 401 from them parks the operation until
+    /// the one refresh. A request to any other origin goes without the token. Does nothing when
+    /// authentication is not set up.
+    ///
+    /// ```swift
+    /// let upload = UO.upload(photo, to: uploadURL)      // a host listed in trustedOrigins
+    /// APIScope.photos.authorize(upload)
+    /// ```
+    public func authorize(_ operation: BaseOperation, placement: TokenPlacement = .authorizationHeader) {
+        let snapshot = self.snapshot
+        guard let coordinator = snapshot.authentication else { return }
+        operation.interceptor = ScopedAuthentication(coordinator: coordinator, placement: placement,
+                                                     origins: snapshot.configuration.origins)
+    }
+
+    /// Turns the API's authentication off: its operations no longer carry a token.
+    public func removeAuthentication() {
+        state.withLock { $0.authentication = nil }
+        TokenStoreClaims.shared.release(self)
+    }
+}
