@@ -33,10 +33,13 @@ struct AuthBench: AsyncParsableCommand {
         settings.refreshLimit = 100
         var logger = Logger(label: "bench")
         logger.logLevel = .warning
-        let coordinator = AuthenticationCoordinator(
+        // The storm goes the way an API's operations go: through the API's scope, which places
+        // the token on the API's origin only.
+        let scope = APIScope(name: "bench", configuration: .init(baseURL: server.baseURL, logger: logger))
+        let coordinator = scope.configureAuthentication(
             authenticator: authenticator,
             store: InMemoryTokenStore(Token(accessToken: "never-issued", refreshToken: "seed-bench")),
-            configuration: settings, logger: logger)
+            configuration: settings)
         let target = realm.appendingPathComponent("protected")
 
         // The token endpoint's own latency, to subtract from the expired storm.
@@ -53,10 +56,10 @@ struct AuthBench: AsyncParsableCommand {
         var expired: [Double] = []
         var refreshes: [Int] = []
         for _ in 0..<rounds {
-            valid.append(try await storm(target, coordinator: coordinator))
+            valid.append(try await storm(target, scope: scope))
             try await control(realm, ["expireAll": true])
             let before = try await tokenRequests(realm)
-            expired.append(try await storm(target, coordinator: coordinator))
+            expired.append(try await storm(target, scope: scope))
             refreshes.append(try await tokenRequests(realm) - before)
         }
         let validTime = valid.sorted()[valid.count / 2]
@@ -72,12 +75,12 @@ struct AuthBench: AsyncParsableCommand {
         report.print(json: json)
     }
 
-    /// Starts `operations` guarded GETs at once and returns the seconds until all ended.
-    private func storm(_ url: URL, coordinator: AuthenticationCoordinator) async throws -> Double {
+    /// Starts `operations` GETs carrying `scope`'s token at once and returns the seconds until all ended.
+    private func storm(_ url: URL, scope: APIScope) async throws -> Double {
         let started = DispatchTime.now()
         let batch = (0..<operations).map { _ in
             let operation = DTO.get(url)
-            operation.interceptor = coordinator
+            scope.authorize(operation)
             return operation
         }
         for operation in batch { operation.start() }

@@ -1,12 +1,17 @@
 import ArgumentParser
 import Foundation
+import Mapper
 import Validator
 
 /// `apilayer bench validator`: parsing and validating a ~1 MB response, against our own parse time.
 ///
 /// Figures: `validate-vs-parse` (validation seconds against parse seconds of the same bytes with
-/// our parser; target ≤ 0.5) and `validate-throughput` (MB of response validated per second).
-/// Foundation's `JSONSerialization` parse time is printed in the notes for context.
+/// our parser; target ≤ 0.5), `validate-throughput` (MB of response validated per second),
+/// `parse-throughput` (MB parsed into `JSONValue` per second; target ≥ 300) and
+/// `parse-vs-jsondecoder` (our parse time against `JSONDecoder` decoding the same bytes into
+/// `BenchPage`, a Codable model of every field). Foundation's `JSONSerialization` parse time,
+/// and mapping the parsed value with Mapper against `JSONDecoder` on the bytes, are printed in
+/// the notes.
 struct ValidatorBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validator",
@@ -35,12 +40,24 @@ struct ValidatorBench: ParsableCommand {
 
         // The three measurements are interleaved run by run, so that load from other processes
         // on the machine falls on all of them alike.
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        decoder.dateDecodingStrategy = .secondsSince1970
+        let full = try decoder.decode(BenchPage.self, from: bytes)
+        guard try Mapper.map(BenchPage.self, from: parsed) == full else {
+            throw ArgumentParser.ValidationError("Mapper and JSONDecoder decode the benchmark response differently")
+        }
         let medians = try Self.medians(repetitions, [
             { _ = try JSONValue(parsing: bytes) },
             { guard Validator.validate(parsed, against: template).isEmpty else { throw ExitCode.failure } },
             { _ = try JSONSerialization.jsonObject(with: bytes) },
+            { _ = try decoder.decode(BenchPage.self, from: bytes) },
+            { _ = try Mapper.map(BenchPage.self, from: parsed) },
+            { _ = try decoder.decode(BenchPage.Sparse.self, from: bytes) },
+            { _ = try Mapper.map(BenchPage.Sparse.self, from: parsed) },
         ])
-        let (parse, validate, foundation) = (medians[0], medians[1], medians[2])
+        let (parse, validate, foundation, jsonDecoder) = (medians[0], medians[1], medians[2], medians[3])
+        let (mapFull, jsonDecoderSparse, mapSparse) = (medians[4], medians[5], medians[6])
         let megabytes = Double(bytes.count) / 1_000_000
 
         let report = BenchReport(
@@ -48,11 +65,17 @@ struct ValidatorBench: ParsableCommand {
             figures: [
                 BenchFigure(name: "validate-vs-parse", value: validate, baseline: parse, unit: "s", target: "<= 0.5"),
                 BenchFigure(name: "validate-throughput", value: megabytes / validate, unit: "MB/s"),
+                BenchFigure(name: "parse-throughput", value: megabytes / parse, unit: "MB/s", target: ">= 300"),
+                BenchFigure(name: "parse-vs-jsondecoder", value: parse, baseline: jsonDecoder, unit: "s"),
             ],
             notes: [
                 String(format: "response: %d users, %.2f MB; median of %d runs after 3 warm-up runs", users, megabytes, repetitions),
                 String(format: "parse (JSONValue): %.2f ms = %.0f MB/s; validate: %.2f ms", parse * 1000, megabytes / parse, validate * 1000),
                 String(format: "Foundation JSONSerialization parse of the same bytes: %.2f ms (%.2fx our parse time)", foundation * 1000, foundation / parse),
+                String(format: "JSONDecoder into the full model: %.2f ms; Mapper from the parsed value: %.2f ms (parse + map = %.2fx JSONDecoder)",
+                       jsonDecoder * 1000, mapFull * 1000, (parse + mapFull) / jsonDecoder),
+                String(format: "sparse model (id, name, city of each user): JSONDecoder from the bytes %.2f ms; Mapper from the parsed value %.3f ms (%.0fx faster)",
+                       jsonDecoderSparse * 1000, mapSparse * 1000, jsonDecoderSparse / mapSparse),
             ]
         )
         report.print(json: json)

@@ -2,6 +2,7 @@ import APILayer
 import ArgumentParser
 import DemoServer
 import Foundation
+import Logging
 import NetOps
 import NetOpsNIO
 import SampleAPI
@@ -33,6 +34,11 @@ struct DemoCommand: AsyncParsableCommand {
         let report = DemoReport(quiet: json)
         let server = try await DemoServer.start()
         report.say("DemoServer listening on \(server.baseURL.absoluteString)")
+        // A second server on another origin (another loopback address; another port where that
+        // address cannot be bound) for the second API.
+        let trackerServer: DemoServer
+        do { trackerServer = try await DemoServer.start(host: "127.0.0.2") } catch { trackerServer = try await DemoServer.start() }
+        report.say("A second DemoServer (TrackerService) listening on \(trackerServer.baseURL.absoluteString)")
 
         let templates = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-demo-templates-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: templates) }
@@ -41,24 +47,27 @@ struct DemoCommand: AsyncParsableCommand {
         report.say("Templates: \(unpacked.installed.count) unpacked from \(SampleTemplates.archiveURL.lastPathComponent)")
 
         // The demo prints its own account of what happens; the library's log keeps to warnings.
-        var logger = APIManager.logger
+        var logger = Logger(label: "APILayer.demo")
         logger.logLevel = .warning
-        APIManager.logger = logger
-        let realm = "demo"
-        let coordinator = SampleAPI.prepareAPIManager(
-            baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
-            store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-demo")), templates: store)
-        report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
-
         let session: NetworkSession? = engine == .nio ? .nio(configuration: NIOEngineConfiguration(concurrency: 16)) : nil
-        if let session { APIManager.defaultSession = session }
-        report.say("Engine: \(engine == .nio ? "SwiftNIO (AsyncHTTPClient)" : "URLSession (FoundationNetworking)")")
-
-        let scenario = DemoScenario(server: server, realm: realm, coordinator: coordinator, report: report)
-        await scenario.runAll()
-        APIManager.removeAuthentication()
+        // The demo's API is a scope of its own, bound to this task: the process's default API is
+        // left alone (two demos can run side by side in one process, as the tests do).
+        let scope = APIScope(name: "demo", configuration: .init(session: session, logger: logger))
+        let realm = "demo"
+        await APIManager.withDefaultAPI(scope) {
+            let coordinator = SampleAPI.prepareAPIManager(
+                baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
+                store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-demo")), templates: store)
+            report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
+            report.say("Engine: \(engine == .nio ? "SwiftNIO (AsyncHTTPClient)" : "URLSession (FoundationNetworking)")")
+            let scenario = DemoScenario(server: server, trackerServer: trackerServer, realm: realm, coordinator: coordinator,
+                                        report: report, session: session)
+            await scenario.runAll()
+            APIManager.removeAuthentication()
+        }
         try? await session?.shutdownNIOEngine()
         await server.stop()
+        await trackerServer.stop()
         report.finish(json: json)
         if report.failures > 0 { throw ExitCode(1) }
     }

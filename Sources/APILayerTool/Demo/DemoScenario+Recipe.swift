@@ -101,7 +101,7 @@ extension DemoScenario {
         defer { service.latency = 0 }
         let callsBefore = service.callCounts.values.reduce(0, +)
         let nested = APIManager.profile(of: 3)
-        let screen = GroupOperation<Void> { context in
+        let screen = APIManager.group { context in
             async let profile = context.run(nested)
             async let friends = APIManager.friends(of: 3, count: 5)
             _ = try await (profile, friends)
@@ -147,7 +147,7 @@ extension DemoScenario {
         do {
             let token = APIManager.token?.accessToken ?? ""
             try await APIManager.logout()
-            let probe = DTO.get(server.sampleAPIBaseURL(realm: realm).appendingPathComponent("users.get"), parameters: ["access_token": token])
+            let probe = onEngine(DTO.get(server.sampleAPIBaseURL(realm: realm).appendingPathComponent("users.get"), parameters: ["access_token": token]))
             probe.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
             _ = try? await probe.run()
             let refusal = SampleServiceError(body: probe.receivedData)

@@ -24,7 +24,7 @@ extension DemoScenario {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-demo-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: folder) }
             let downBar = report.progressBar("download")
-            let download = DO.get(source, to: folder.appendingPathComponent("sunset.jpg"))
+            let download = onEngine(DO.get(source, to: folder.appendingPathComponent("sunset.jpg")))
                 .onProgress { _, progress in progress.fractionCompleted.map(downBar) }
             _ = try await download.run()
             let bytes = (try? Data(contentsOf: download.destination)) ?? Data()
@@ -39,7 +39,7 @@ extension DemoScenario {
         let size = 12 << 20
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-demo-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let operation = DO.get(url("bytes/\(size)?rate=\(8 << 20)"), to: folder.appendingPathComponent("payload.bin"))
+        let operation = onEngine(DO.get(url("bytes/\(size)?rate=\(8 << 20)"), to: folder.appendingPathComponent("payload.bin")))
         operation.start()
         for pause in 1...3 {
             let threshold = Int64(size * pause / 4)
@@ -70,13 +70,13 @@ extension DemoScenario {
         let completions = Locked<[String]>([])
         var operations: [BaseOperation] = []
         for index in 0..<10 {
-            let operation = APIManager.wall(offset: index, count: 1, queue: queue) { result in
+            let operation = SampleAPI.wall(offset: index, count: 1)
+            operation.owner = screen
+            operation.onCompletion { result in
                 completions.withLock { $0.append((try? result.get()) == nil ? "failed" : "loaded") }
             }
-            if let operation {
-                operation.owner = screen
-                operations.append(operation)
-            }
+            queue.addOperation(operation)
+            operations.append(operation)
         }
         queue.isSuspended = false
         try? await Task.sleep(for: .milliseconds(100))
@@ -94,7 +94,7 @@ extension DemoScenario {
 
     func timeouts() async {
         report.section("A fractional idle timeout (FoundationNetworking would truncate 0.5 s to 0)")
-        let operation = DTO.get(url("delay?seconds=3"))
+        let operation = onEngine(DTO.get(url("delay?seconds=3")))
         operation.idleTimeout = 0.5
         let started = Date()
         _ = try? await operation.run()

@@ -2,13 +2,18 @@ import APILayer
 import Crypto
 import DemoServer
 import Foundation
+import NetOps
 
 /// The demo's scenario: one method per section, each printing what happens and checking it.
 struct DemoScenario {
     let server: DemoServer
+    /// A second DemoServer on another origin, serving TrackerService.
+    let trackerServer: DemoServer
     let realm: String
     let coordinator: AuthenticationCoordinator
     let report: DemoReport
+    /// The session of the demo's engine; nil: the default (URLSession).
+    let session: NetworkSession?
 
     /// SampleService's state in the demo's realm.
     var service: SampleService { server.sampleService(realm: realm) }
@@ -25,8 +30,15 @@ struct DemoScenario {
         await suspendAndResume()
         await ownerCancellation()
         await timeouts()
+        await twoAPIsSideBySide()
         await stubsOffline()
         await logout()
+    }
+
+    /// `operation`, run on the demo's engine.
+    func onEngine<Operation: BaseOperation>(_ operation: Operation) -> Operation {
+        if let session { operation.privateSession = session }
+        return operation
     }
 
     /// The absolute URL of a DemoServer route.
