@@ -7,9 +7,13 @@ import TestSupport
 #endif
 
 /// Parked operations keep their identity: the same object is replayed or failed, and its
-/// waiters stay blocked until it really ends. Serialized: `performPostponedOperations` replays
-/// every parked operation of the process.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+/// waiters stay blocked until it really ends.
+///
+/// Shared side of the process gate: these tests park operations. The one test that calls
+/// `performPostponedOperations`, which replays every parked operation of the process, holds
+/// the gate exclusively, so no other test's parked operation is there to be replayed (and no
+/// other test's replay takes one of its own). Waiting for the gate counts against the time limit.
+@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
 struct PostponementTests {
     /// Parks every response until the request carries `X-Credential: fresh`.
     struct NeedsFreshCredential: OperationInterceptor {
@@ -31,7 +35,8 @@ struct PostponementTests {
         return operation
     }
 
-    @Test(arguments: TestEngine.allCases) func replayRebuildsTheRequestAndKeepsTheObject(_ engine: TestEngine) async throws {
+    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    func replayRebuildsTheRequestAndKeepsTheObject(_ engine: TestEngine) async throws {
         let completions = Counter()
         let operation = try await Self.parkedOperation(engine)
         operation.onCompletion { _ in completions.increment() }

@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// `syncStart()`, `run()` and the delegate.
-@Suite(.timeLimit(.minutes(1)))
+/// (Five minutes: waiting for the process gate counts against the limit.)
+@Suite(.timeLimit(.minutes(5)))
 struct SyncAndAsyncTests {
     @Test(arguments: TestEngine.allCases) func syncStartFromSixteenThreadsAtOnce(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.2")
@@ -34,7 +35,9 @@ struct SyncAndAsyncTests {
         #expect(returned.state == .cancelled)
     }
 
-    @Test(arguments: TestEngine.allCases) func cancellingTheTaskCancelsTheOperation(_ engine: TestEngine) async throws {
+    /// Shared side of the process gate: it times the cancel (under 2 s).
+    @Test(.processGate(.shared), arguments: TestEngine.allCases)
+    func cancellingTheTaskCancelsTheOperation(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
         let task = Task { try await operation.run() }
         #expect(await eventually { operation.state == .working })

@@ -16,3 +16,24 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) a
         }
     }
 }
+
+/// Runs `body` on a thread of its own and returns what it returns, without blocking one of Swift's
+/// cooperative threads: for waiting on a child process, whose blocking waits would otherwise hold
+/// up every task of the test process — DemoServer's handlers included — while it runs.
+public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+        Thread {
+            continuation.resume(with: Swift.Result { try body() })
+        }.start()
+    }
+}
+
+/// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
+public func eventually(within seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}

@@ -16,3 +16,14 @@ public enum TestServer {
         return URL(string: path, relativeTo: server.baseURL)!.absoluteURL
     }
 }
+
+/// A second DemoServer on another loopback address (127.0.0.2): another origin, for tests that
+/// check where a token goes. Started on first use, shared by the process's tests.
+public enum OtherOriginServer {
+    private static let shared = Task { try await DemoServer.start(host: "127.0.0.2") }
+
+    /// The running server.
+    public static func get() async throws -> DemoServer {
+        try await shared.value
+    }
+}

@@ -29,13 +29,3 @@ final class Recorder<Value: Sendable>: @unchecked Sendable {
     func append(_ value: Value) { lock.withLock { values.append(value) } }
     var all: [Value] { lock.withLock { values } }
 }
-
-/// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
-func eventually(within seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}

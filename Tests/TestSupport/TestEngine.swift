@@ -4,14 +4,14 @@ import NetOpsNIO
 import Testing
 
 /// The engines every network suite runs on: a behaviour difference between them is a failing test.
-enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case urlSession
     case nio
 
-    var testDescription: String { rawValue }
+    public var testDescription: String { rawValue }
 
     /// The session operations of this engine run in.
-    var session: NetworkSession {
+    public var session: NetworkSession {
         switch self {
         case .urlSession: BaseOperation.defaultSession
         case .nio: Self.nioSession
@@ -25,7 +25,7 @@ enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 extension BaseOperation {
     /// Runs this operation on `engine`'s session; returns the operation for chaining.
     @discardableResult
-    func on(_ engine: TestEngine) -> Self {
+    public func on(_ engine: TestEngine) -> Self {
         privateSession = engine.session
         return self
     }
