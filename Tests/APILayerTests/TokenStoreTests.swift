@@ -55,6 +55,10 @@ struct TokenStoreTests {
     }
 
     /// A writer process killed at random moments: the file always holds a whole token.
+    ///
+    /// Each round waits until the new writer has saved at least once (a process of an
+    /// instrumented build can take longer to start than any fixed delay), then kills it a random
+    /// few milliseconds later, somewhere in a later save.
     @Test func crashMidWriteLeavesTheOldOrTheNewToken() async throws {
         let tool = try #require(Self.apilayerExecutable(), "the apilayer executable is built beside the tests")
         let directory = Self.scratch()
@@ -62,23 +66,30 @@ struct TokenStoreTests {
         let file = directory.appendingPathComponent("token.json")
         let store = FileTokenStore(fileURL: file)
         var seen = Set<String>()
-        for round in 0..<100 {
+        var previous: String?
+        for round in 0..<60 {
             let process = Process()
             process.executableURL = tool
             process.arguments = ["token-writer", "--file", file.path]
             try process.run()
-            try await Task.sleep(for: .milliseconds(Int.random(in: 20...150)))
+            var saved = false
+            for _ in 0..<4_000 where process.isRunning {
+                // A read beside the writer is itself part of the test: it never sees a torn file.
+                if let value = try store.load()?.accessToken, value != previous {
+                    saved = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...40)))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            guard FileManager.default.fileExists(atPath: file.path) else {
-                // Killed before its first save: allowed only while nothing was ever written.
-                #expect(seen.isEmpty, "the token file vanished after round \(round)")
-                continue
-            }
+            #expect(saved, "the writer of round \(round) saved nothing in 20 seconds")
             let token = try store.load()
-            let value = try #require(token?.accessToken)
+            let value = try #require(token?.accessToken, "the token file vanished in round \(round)")
             #expect(value.hasPrefix("token-"))
             seen.insert(value)
+            previous = value
             #expect(try Self.mode(of: file.path) == 0o600)
         }
         #expect(seen.count > 1)
