@@ -21,8 +21,9 @@ extension BaseOperation {
         set { withLock { storage.ownerID = newValue } }
     }
 
-    /// Cancels every operation in `queue` (waiting or running) whose `owner` is `owner` itself
-    /// (identity, not equality). Without a queue: every operation started and not yet ended.
+    /// Cancels every operation and group in `queue` (waiting or running) whose `owner` is
+    /// `owner` itself (identity, not equality). Without a queue: every operation and group
+    /// started and not yet ended. A group cancelled this way cancels everything its body runs.
     ///
     /// Works from the owner's own `deinit`, the usual place to call it:
     ///
@@ -30,17 +31,18 @@ extension BaseOperation {
     /// deinit { BaseOperation.cancelAllOperations(ownedBy: self) }
     /// ```
     ///
-    /// - Returns: how many operations were cancelled.
+    /// - Returns: how many operations and groups were cancelled (a group counts as one).
     @discardableResult
     public static func cancelAllOperations(ownedBy owner: AnyObject, in queue: OperationQueue? = nil) -> Int {
         let match = OwnerMatch(owner)
         return cancel(in: queue) { $0.isOwned(by: match) }
     }
 
-    /// Cancels every operation in `queue` (waiting or running) whose `ownerID` equals `ownerID`.
-    /// Without a queue: every operation started and not yet ended.
+    /// Cancels every operation and group in `queue` (waiting or running) whose `ownerID` equals
+    /// `ownerID`. Without a queue: every operation and group started and not yet ended. A group
+    /// cancelled this way cancels everything its body runs.
     ///
-    /// - Returns: how many operations were cancelled.
+    /// - Returns: how many operations and groups were cancelled (a group counts as one).
     @discardableResult
     public static func cancelAllOperations(ownerID: String, in queue: OperationQueue? = nil) -> Int {
         cancel(in: queue) { $0.ownerID == ownerID }
@@ -51,8 +53,8 @@ extension BaseOperation {
         withLock { match.matches(storage.owner, identifier: storage.ownerIdentifier) }
     }
 
-    private static func cancel(in queue: OperationQueue?, where matches: (BaseOperation) -> Bool) -> Int {
-        let candidates = queue.map { $0.operations.compactMap { $0 as? BaseOperation } } ?? OperationRegistry.activeOperations()
+    private static func cancel(in queue: OperationQueue?, where matches: (any OwnedOperation) -> Bool) -> Int {
+        let candidates = queue.map { $0.operations.compactMap { $0 as? any OwnedOperation } } ?? OperationRegistry.activeOperations()
         var cancelled = 0
         for operation in candidates where matches(operation) && !operation.isFinishedOrCancelled {
             operation.cancel()
