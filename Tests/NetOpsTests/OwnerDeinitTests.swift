@@ -23,6 +23,33 @@ struct OwnerDeinitTests {
         }
     }
 
+    /// A Foundation object as the owner: the same from its `deinit`.
+    final class FoundationScreen: NSObject {
+        let cancelled: Locked<Int?>
+
+        init(cancelled: Locked<Int?>) {
+            self.cancelled = cancelled
+        }
+
+        deinit {
+            let count = BaseOperation.cancelAllOperations(ownedBy: self)
+            cancelled.withLock { $0 = count }
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases) func aFoundationOwnersDeinitCancelsToo(_ engine: TestEngine) async throws {
+        let url = try await TestServer.url("delay?seconds=5")
+        let cancelled = Locked<Int?>(nil)
+        let operation = DTO.get(url).on(engine)
+        do {
+            let screen = FoundationScreen(cancelled: cancelled)
+            operation.owner = screen
+            operation.start()
+        }
+        #expect(cancelled.withLock { $0 } == 1)
+        #expect(operation.state == .cancelled)
+    }
+
     /// An owner that does nothing when it goes away.
     final class Bystander {}
 
