@@ -193,8 +193,10 @@ package final class GroupScope: Sendable {
             state.failures.append(failure)
             return (state.onFailure, deliver)
         }
-        if deliver { deliverProgress() }
+        // The failure first: under `.failFast` it cancels the rest without waiting for the
+        // progress handlers.
         if let report, let failure { report(failure) }
+        if deliver { deliverProgress() }
     }
 
     /// A member moved bytes: its latest counts replace its earlier ones.
