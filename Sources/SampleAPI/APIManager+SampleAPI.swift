@@ -110,9 +110,11 @@ extension APIManager {
         try await SampleAPI.saveWallPhoto(receipt).run()
     }
 
-    /// Ends the access token at the service and forgets it here.
+    /// Ends the access token at the service and forgets it here — also when the service could
+    /// not be told (offline, an error, an expired token): the local token is gone either way, and
+    /// the service's failure is thrown after.
     public static func logout() async throws(APIError) {
+        defer { try? removeToken() }
         _ = try await SampleAPI.logout().run()
-        try? removeToken()
     }
 }

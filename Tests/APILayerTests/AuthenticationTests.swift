@@ -201,6 +201,61 @@ struct AuthenticationTests {
         #expect(calls.withLock { $0 } == 1)
     }
 
+    /// Operations parked behind a refresh that fails end in the order they parked, so a
+    /// service showing one alert shows it for the first call. The refresh waits for the test
+    /// to let it fail, after every operation parked (the first on DemoServer's 401, the rest
+    /// because a refresh is running).
+    @Test func failedRefreshEndsParkedOperationsFirstParkedFirst() async throws {
+        let (_, _, base) = try await TestServer.newRealm()
+        let gate = RefreshGate()
+        let coordinator = AuthenticationCoordinator(
+            authenticator: ClosureAuthenticator { _ in
+                await gate.wait()
+                throw AuthenticationError.tokenEndpoint(status: 400, error: "invalid_grant")
+            },
+            store: InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1")))
+        let order = Locked<[Int]>([])
+        let operations = (0..<5).map { index in
+            Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+                .onCompletion { _ in order.withLock { $0.append(index) } }
+        }
+        for operation in operations {
+            operation.start()
+            #expect(await eventually { operation.isPostponed && BaseOperation.postponedOperations.contains { $0 === operation } })
+        }
+        #expect(coordinator.refreshCount == 1)
+        gate.release()
+        for operation in operations { await operation.finished() }
+        #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
+        #expect(operations.allSatisfy { $0.state == .failedFinished })
+        #expect(operations.allSatisfy { $0.error?.description.contains("invalid_grant") == true })
+    }
+
+    /// Holds a refresh until `release()`.
+    final class RefreshGate: Sendable {
+        private let state = Locked<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.released { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        }
+
+        func release() {
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.released = true
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+    }
+
     /// Client credentials: a token for the service itself.
     @Test func clientCredentialsGrant() async throws {
         let (server, realm, base) = try await TestServer.newRealm()

@@ -91,6 +91,54 @@ struct PostponementTests {
         #expect(operations.allSatisfy { $0.mayReleaseSyncWaiter })
     }
 
+    /// Exclusive: `removeAllPostponedOperations` ends every parked operation of the process.
+    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    func removeAllPostponedOperationsEndsThemFirstParkedFirst(_ engine: TestEngine) async throws {
+        let order = Recorder<Int>()
+        var operations: [DTO] = []
+        for index in 0..<4 {
+            let operation = try await Self.parkedOperation(engine)
+            operation.onCompletion { _ in order.append(index) }
+            operations.append(operation)
+        }
+        #expect(BaseOperation.postponedOperations.map(ObjectIdentifier.init) == operations.map(ObjectIdentifier.init))
+        let refusal = NetOpsError(.authenticationFailed(reason: "refresh refused"), url: nil)
+        let removed = BaseOperation.removeAllPostponedOperations(failingWith: refusal)
+        #expect(removed.map(ObjectIdentifier.init) == operations.map(ObjectIdentifier.init))
+        // Ended on the calling thread, before the call returned, in the order they parked.
+        #expect(order.all == [0, 1, 2, 3])
+        #expect(operations.allSatisfy { $0.state == .failedFinished && $0.error == refusal })
+        #expect(BaseOperation.postponedOperations.isEmpty)
+        #expect(BaseOperation.removeAllPostponedOperations(failingWith: refusal).isEmpty)
+    }
+
+    /// Exclusive: `releaseSyncWaitersOfPostponed` ends every parked operation of the process.
+    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    func releaseSyncWaitersOfPostponedEndsTheParkedAndReturnsTheirWaiters(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("echo")).on(engine)
+        operation.interceptor = NeedsFreshCredential()
+        let returned = Locked(false)
+        let waiter = Task {
+            try await offCooperativePool {
+                operation.syncStart()
+                returned.withLock { $0 = true }
+            }
+        }
+        #expect(await eventually { operation.isPostponed && BaseOperation.postponedOperations.contains { $0 === operation } })
+        #expect(!returned.withLock { $0 })
+        let released = BaseOperation.releaseSyncWaitersOfPostponed()
+        #expect(released.contains { $0 === operation })
+        try await waiter.value
+        #expect(returned.withLock { $0 })
+        #expect(operation.state == .failedFinished)
+        #expect(operation.mayReleaseSyncWaiter)
+        guard case .authenticationFailed = operation.error?.kind else {
+            Issue.record("expected authenticationFailed, got \(String(describing: operation.error))")
+            return
+        }
+        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+    }
+
     @Test(arguments: TestEngine.allCases) func postponeAWorkingOperationByHand(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("delay?seconds=5")).on(engine)
         #expect(!BaseOperation.postpone(operation), "not started yet")

@@ -20,4 +20,12 @@ struct SendableTests {
         let progress: TransferProgress = await Task.detached { operation.progress }.value
         #expect(progress.bytesReceived > 0)
     }
+
+    @Test func mimeTypesAndGroupProgressCrossConcurrencyDomains() async throws {
+        let type: MIMEType = await Task.detached { MIMEType.detect(Data("%PDF-1.4".utf8), filename: "a.bin") }.value
+        #expect(type == .pdf)
+        let group = GO<Int> { _ in 1 }
+        let progress: GroupProgress = try await Task.detached { _ = try await group.run(); return group.progress }.value
+        #expect(progress == GroupProgress())
+    }
 }

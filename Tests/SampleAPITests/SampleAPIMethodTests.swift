@@ -137,6 +137,28 @@ struct SampleAPIMethodTests {
         }
     }
 
+    /// The service cannot be told (its answer is a proxy's HTML page, or nothing answers at
+    /// all): the local token is forgotten anyway, and the failure is still reported.
+    @Test func logoutForgetsTheTokenWhenTheServerCallFails() async throws {
+        try await withSampleService { fixture in
+            _ = try await APIManager.users()
+            #expect(APIManager.token != nil)
+            fixture.service.fault = .htmlPage
+            let failed = await apiError { try await APIManager.logout() }
+            #expect(failed?.stageName == "parsing", "\(String(describing: failed))")
+            #expect(APIManager.token == nil)
+        }
+        try await withSampleService { _ in
+            _ = try await APIManager.users()
+            #expect(APIManager.token != nil)
+            // Port 9 on loopback: nothing listens (the discard service is never run here).
+            APIManager.baseURL = URL(string: "http://127.0.0.1:9/api/demo/method/")
+            let unreachable = await apiError { try await APIManager.logout() }
+            #expect(unreachable?.stageName == "transport", "\(String(describing: unreachable))")
+            #expect(APIManager.token == nil)
+        }
+    }
+
     @Test func typedOperationsReportTheirResult() async throws {
         try await withSampleService { _ in
             let result = Locked<Result<Page<WallPost>, APIError>?>(nil)

@@ -10,6 +10,17 @@ extension APIManager {
         set { defaultAPI.configure { $0.baseURL = newValue } }
     }
 
+    /// `endpoint` joined to the default API's base URL with exactly one `/` between them (the
+    /// reference's `baseURLappend:`); `nil` without a base URL. See `RequestConstructor.join(_:_:)`.
+    ///
+    /// ```swift
+    /// APIManager.baseURL = URL(string: "https://api.example.com/method/")
+    /// APIManager.url(appending: "/users.get")   // https://api.example.com/method/users.get
+    /// ```
+    public static func url(appending endpoint: String) -> URL? {
+        defaultAPI.url(appending: endpoint)
+    }
+
     /// Where the default API's templates are read from. Default: `Templater.shared`.
     public static var templates: TemplateStore {
         get { defaultAPI.configuration.templates }

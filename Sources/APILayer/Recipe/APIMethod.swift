@@ -118,10 +118,11 @@ public struct MultipartFile: Sendable, Equatable {
     /// The part's content type.
     public var contentType: String
 
-    /// A file part of `data` named `filename`.
-    public init(data: Data, filename: String, contentType: String = "application/octet-stream") {
+    /// A file part of `data` named `filename`, announced as `contentType`; without one, as the
+    /// type `MIMEType.detect(_:filename:)` finds from the data's first bytes and the name.
+    public init(data: Data, filename: String, contentType: String? = nil) {
         self.data = data
         self.filename = filename
-        self.contentType = contentType
+        self.contentType = contentType ?? MIMEType.detect(data, filename: filename).name
     }
 }

@@ -107,12 +107,53 @@ public enum RequestConstructor {
         return merged
     }
 
-    /// `endpoint` appended to `base` with exactly one `/` between them; `nil` when that is no URL.
-    static func join(_ base: URL, _ endpoint: String) -> URL? {
-        var text = base.absoluteString
-        while text.hasSuffix("/") { text.removeLast() }
-        let path = endpoint.drop { $0 == "/" }
-        return URL(string: path.isEmpty ? text : text + "/" + path)
+    /// The URL of `endpoint` under `base`, as every API method's request gets it (the
+    /// reference's `baseURLappend:`): the endpoint's path follows the base's path with exactly
+    /// one `/` between them, whatever slashes either side brings.
+    ///
+    /// ```swift
+    /// RequestConstructor.join(URL(string: "https://api.example.com/method/")!, "/users.get?v=5")
+    /// // https://api.example.com/method/users.get?v=5
+    /// ```
+    ///
+    /// - An empty endpoint (or slashes only) gives `base` unchanged.
+    /// - A query or fragment of `base` stays at the end (`…/method?key=1` + `users.get` is
+    ///   `…/method/users.get?key=1`); the endpoint's query follows the base's, joined by `&`; the
+    ///   endpoint's fragment replaces the base's.
+    /// - The endpoint is taken as a path, never as a URL of its own: `https://other.example/`
+    ///   as an endpoint stays under `base` (a token is never sent elsewhere by a join).
+    ///
+    /// - Returns: the joined URL; `nil` when the text is not a URL.
+    public static func join(_ base: URL, _ endpoint: String) -> URL? {
+        let (endpointPath, endpointQuery, endpointFragment) = split(endpoint)
+        let path = endpointPath.drop { $0 == "/" }
+        guard !path.isEmpty || endpointQuery != nil || endpointFragment != nil else { return base }
+        var (text, query, fragment) = split(base.absoluteString)
+        if !path.isEmpty {
+            while text.hasSuffix("/") { text.removeLast() }
+            text += "/" + path
+        }
+        if let endpointQuery { query = query.map { $0 + "&" + endpointQuery } ?? endpointQuery }
+        if let endpointFragment { fragment = endpointFragment }
+        if let query { text += "?" + query }
+        if let fragment { text += "#" + fragment }
+        return URL(string: text)
+    }
+
+    /// A URL's text split into what comes before its query, its query and its fragment.
+    private static func split(_ text: String) -> (path: String, query: String?, fragment: String?) {
+        var rest = Substring(text)
+        var fragment: String?
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = String(rest[rest.index(after: hash)...])
+            rest = rest[..<hash]
+        }
+        var query: String?
+        if let mark = rest.firstIndex(of: "?") {
+            query = String(rest[rest.index(after: mark)...])
+            rest = rest[..<mark]
+        }
+        return (String(rest), query, fragment)
     }
 
     private static func appendPart(_ value: any Sendable, name: String, to form: inout MultipartFormData) {

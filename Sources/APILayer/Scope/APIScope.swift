@@ -116,6 +116,12 @@ public final class APIScope: Sendable, CustomStringConvertible {
     /// The scope's name.
     public var description: String { "API \(name)" }
 
+    /// `endpoint` joined to this API's base URL with exactly one `/` between them, as its
+    /// methods' requests are; `nil` without a base URL. See `RequestConstructor.join(_:_:)`.
+    public func url(appending endpoint: String) -> URL? {
+        configuration.baseURL.flatMap { RequestConstructor.join($0, endpoint) }
+    }
+
     var snapshot: Snapshot {
         state.withLock { Snapshot(name: name, configuration: $0.configuration, authentication: $0.authentication) }
     }

@@ -87,10 +87,22 @@ extension DemoScenario {
         report.section("A profile screen as a group operation (user + photos + wall)")
         do {
             let started = Date()
-            let profile = try await APIManager.profile(of: 2, photoCount: 6, postCount: 3).run()
+            let group = APIManager.profile(of: 2, photoCount: 6, postCount: 3)
+            // The group's progress, as a screen's loading bar would show it: requests done of
+            // requests started, each step once.
+            let steps = Locked<[String]>([])
+            group.onProgress { _, progress in
+                let step = "\(progress.completedOperations)/\(progress.totalOperations)"
+                steps.withLock { if $0.last != step { $0.append(step) } }
+            }
+            let profile = try await group.run()
             report.say("  \(profile.user.fullName): \(profile.photos.count) photos, \(profile.wall.count) posts; newest: \"\(profile.wall.items.first?.text ?? "")\"")
             report.check(profile.user.id == 2 && profile.photos.items.count == 6 && profile.wall.items.count == 3,
                          "three requests side by side in one group, \(Int(milliseconds(since: started))) ms")
+            let progress = group.progress
+            report.say("  progress seen: \(steps.withLock { $0 }.joined(separator: " → ")) requests done")
+            report.check(progress.completedOperations == 3 && progress.totalOperations == 3 && progress.bytesReceived > 0,
+                         "group progress: \(progress.completedOperations) of \(progress.totalOperations) requests, \(progress.bytesReceived) bytes received")
         } catch {
             failed("profile", error)
         }

@@ -4,7 +4,7 @@ import Hummingbird
 import MultipartKit
 
 extension DemoRoutes {
-    /// `POST /upload` (any body: its length and SHA-256) and `POST /multipart` (each part described).
+    /// `POST /upload` (any body: its length, SHA-256 and the `Content-Type` it came with) and `POST /multipart` (each part described).
     static func addUploadRoutes(to router: Router<BasicRequestContext>) {
         for method in [HTTPRequest.Method.post, .put] {
             router.on("upload", method: method) { request, _ in
@@ -14,7 +14,8 @@ extension DemoRoutes {
                     buffer.withUnsafeReadableBytes { hasher.update(bufferPointer: $0) }
                     length += buffer.readableBytes
                 }
-                return json(#"{"length":\#(length),"sha256":"\#(hex(hasher.finalize()))"}"#)
+                let type = request.headers[.contentType].map { #","contentType":\#(quoted($0))"# } ?? ""
+                return json(#"{"length":\#(length),"sha256":"\#(hex(hasher.finalize()))"\#(type)}"#)
             }
         }
 

@@ -54,10 +54,16 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         var firstFailure: GroupFailure?
         var task: Task<Void, Never>?
         var completionHandlers: [@Sendable (GroupOperation<Result>) -> Void] = []
+        var progressHandlers: [@Sendable (GroupOperation<Result>, GroupProgress) -> Void] = []
         var finalWaiters: [@Sendable () -> Void] = []
+        weak var delegate: (any GroupOperationDelegate)?
+        weak var owner: AnyObject?
+        /// The identity of `owner` when it was set: still there while the owner deinitializes.
+        var ownerIdentifier: ObjectIdentifier?
+        var ownerID: String?
     }
 
-    private let storage: Locked<Storage>
+    let storage: Locked<Storage>
     /// The operations started by the body.
     let scope = GroupScope()
 
@@ -108,6 +114,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     private func wireScope() {
         scope.onFailure { [weak self] failure in self?.childFailed(failure) }
+        scope.onProgress { [weak self] progress in self?.reportProgress(progress) }
     }
 
     // MARK: Operation
@@ -128,7 +135,10 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         let (before, after, body) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Body?) in
             let before = storage.machine
             let action = storage.machine.start()
-            return (before, storage.machine, action == .beginTransfer ? storage.body : nil)
+            guard action == .beginTransfer else { return (before, storage.machine, nil) }
+            // Listed before anything can end it (its end unlists it): owners find it from now.
+            OperationRegistry.track(self)
+            return (before, storage.machine, storage.body)
         }
         publish(from: before, to: after)
         if let body { launch(body) }
@@ -275,10 +285,12 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// The body returned or threw: the group ends with that, unless it already ended (cancelled)
     /// or a sub-operation failed first under `.failFast`.
     ///
-    /// The scope's record of failures is read (and settled) first: a member whose end is being
-    /// reported on another thread at this very moment is already in it, even if `childFailed`
-    /// has not run yet.
+    /// The scope is settled first, and its record of failures read: a member whose end is being
+    /// reported on another thread at this very moment is already in it (and counted completed),
+    /// even if `childFailed` has not run yet.
     private func bodyEnded(_ outcome: Swift.Result<Result, any Error>) {
+        // Members already final count as completed in `progress` before the group ends.
+        scope.settle()
         let recorded = policy == .failFast ? scope.failures.first : nil
         let (before, after) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine) in
             let before = storage.machine
@@ -340,12 +352,18 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         if becameFinal { releaseFinalWaiters() }
     }
 
+    /// Runs and drops the completion closures (and drops the progress closures), then tells
+    /// the delegate.
     private func runCompletions() {
-        let handlers = storage.withLock { storage -> [@Sendable (GroupOperation<Result>) -> Void] in
-            defer { storage.completionHandlers = [] }
-            return storage.completionHandlers
+        let (handlers, delegate) = storage.withLock { storage -> ([@Sendable (GroupOperation<Result>) -> Void], (any GroupOperationDelegate)?) in
+            defer {
+                storage.completionHandlers = []
+                storage.progressHandlers = []
+            }
+            return (storage.completionHandlers, storage.delegate)
         }
         for handler in handlers { handler(self) }
+        delegate?.groupOperationDidFinish(self)
     }
 
     private func releaseFinalWaiters() {
@@ -354,6 +372,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             return storage.finalWaiters
         }
         for waiter in waiters { waiter() }
+        OperationRegistry.untrack(self)
     }
 }
 
@@ -363,4 +382,8 @@ extension GroupOperation: GroupMember {
     }
 
     var memberOperation: Operation { self }
+
+    func observeBytes(_ handler: @escaping @Sendable (TransferProgress) -> Void) {
+        storage.withLock { $0.progressHandlers.append { _, progress in handler(progress.bytes) } }
+    }
 }

@@ -10,6 +10,8 @@ protocol GroupMember: AnyObject, Sendable {
     var memberOutcome: (state: OperationState, error: (any Error)?) { get }
     /// The member as a Foundation operation, to report it in a `GroupFailure`.
     var memberOperation: Operation { get }
+    /// Calls `handler` with the member's byte counts whenever they change, until it ends.
+    func observeBytes(_ handler: @escaping @Sendable (TransferProgress) -> Void)
 }
 
 extension BaseOperation: GroupMember {
@@ -18,6 +20,10 @@ extension BaseOperation: GroupMember {
     }
 
     var memberOperation: Operation { self }
+
+    func observeBytes(_ handler: @escaping @Sendable (TransferProgress) -> Void) {
+        onProgress { _, progress in handler(progress) }
+    }
 }
 
 /// The set of operations started while one group's body runs: what cancelling the group cancels.
@@ -37,7 +43,12 @@ extension BaseOperation: GroupMember {
 /// - `adopt` racing `cancel`: both take the scope's lock; an operation adopted before the cancel
 ///   is in the snapshot the cancel walks, one adopted after finds the scope cancelled.
 /// - A member's end noticed twice (its final-waiter and `settle()` from the body's thread): the
-///   member leaves the set under the lock, so its failure is recorded once.
+///   member leaves the set under the lock, so its failure is recorded once (and it is counted
+///   completed once).
+/// - Progress from members on several threads: each change computes the group's progress under
+///   the lock and queues it there, so the queue holds them in the order they happened; the
+///   thread that finds nobody delivering becomes the deliverer and drains the queue outside the
+///   lock, so the group's handlers are called one at a time, in that order.
 package final class GroupScope: Sendable {
     /// The scope of the group whose body is running on this task or thread, if any.
     @TaskLocal package static var current: GroupScope?
@@ -47,6 +58,39 @@ package final class GroupScope: Sendable {
         var failures: [GroupFailure] = []
         var isCancelled = false
         var onFailure: (@Sendable (GroupFailure) -> Void)?
+        /// The latest byte counts of each running member. A member leaves it when it ends (its
+        /// counts move to `endedBytes`): an identifier is only unique while its object lives,
+        /// and a running member is held in `members`, so it cannot be freed and its address
+        /// reused by the next one while it is here.
+        var bytes: [ObjectIdentifier: TransferProgress] = [:]
+        /// The bytes of the members that ended, added up.
+        var endedBytes = TransferProgress()
+        var started = 0
+        var completed = 0
+        /// Progress computed and not yet delivered, oldest first.
+        var pendingProgress: [GroupProgress] = []
+        var isDelivering = false
+        var onProgress: (@Sendable (GroupProgress) -> Void)?
+
+        var progress: GroupProgress {
+            GroupProgress(started: started, completed: completed,
+                          bytes: bytes.values.reduce(endedBytes) { $0.adding($1) })
+        }
+
+        /// Queues the current progress; true when the caller must deliver (nobody else is).
+        mutating func queueProgress() -> Bool {
+            let current = progress
+            // Byte-only changes replace one another while waiting: only counts must all be seen.
+            if let last = pendingProgress.last, last.completedOperations == current.completedOperations,
+               last.totalOperations == current.totalOperations {
+                pendingProgress[pendingProgress.count - 1] = current
+            } else {
+                pendingProgress.append(current)
+            }
+            guard !isDelivering else { return false }
+            isDelivering = true
+            return true
+        }
     }
 
     /// Everything mutable, behind one lock.
@@ -61,6 +105,15 @@ package final class GroupScope: Sendable {
         state.withLock { $0.onFailure = handler }
     }
 
+    /// Sets what is told (outside the lock, one at a time, in order) of every change of the
+    /// scope's progress.
+    func onProgress(_ handler: @escaping @Sendable (GroupProgress) -> Void) {
+        state.withLock { $0.onProgress = handler }
+    }
+
+    /// The members started and ended so far, and the bytes they moved.
+    var progress: GroupProgress { state.withLock { $0.progress } }
+
     /// True once the scope was cancelled: members are cancelled, new ones cancelled at once.
     var isCancelled: Bool { state.withLock { $0.isCancelled } }
 
@@ -73,7 +126,7 @@ package final class GroupScope: Sendable {
     /// The members still running.
     var memberCount: Int { state.withLock { $0.members.count } }
 
-    private enum Decision { case cancel, watch, nothing }
+    private enum Decision { case cancel, watch(deliver: Bool), nothing }
 
     /// Makes `member` part of the scope: it is cancelled with the scope, and its failure reported.
     ///
@@ -85,12 +138,16 @@ package final class GroupScope: Sendable {
             if state.isCancelled { return .cancel }
             if state.members[id] != nil { return .nothing }
             state.members[id] = member
-            return .watch
+            state.started += 1
+            state.bytes[id] = TransferProgress()
+            return .watch(deliver: state.queueProgress())
         }
         switch decision {
         case .cancel:
             member.cancel()
-        case .watch:
+        case let .watch(deliver):
+            if deliver { deliverProgress() }
+            member.observeBytes { [weak self] bytes in self?.memberMoved(id, bytes) }
             member.whenFinal { [weak self] in self?.memberEnded(id) }
         case .nothing:
             break
@@ -127,11 +184,43 @@ package final class GroupScope: Sendable {
         let failure = outcome.state == .failedFinished
             ? GroupFailure(operation: member.memberOperation, error: outcome.error ?? GroupError.cancelled)
             : nil
-        let report = state.withLock { state -> (@Sendable (GroupFailure) -> Void)? in
-            guard state.members.removeValue(forKey: id) != nil, let failure else { return nil }
+        let (report, deliver) = state.withLock { state -> ((@Sendable (GroupFailure) -> Void)?, Bool) in
+            guard state.members.removeValue(forKey: id) != nil else { return (nil, false) }
+            state.completed += 1
+            if let bytes = state.bytes.removeValue(forKey: id) { state.endedBytes = state.endedBytes.adding(bytes) }
+            let deliver = state.queueProgress()
+            guard let failure else { return (nil, deliver) }
             state.failures.append(failure)
-            return state.onFailure
+            return (state.onFailure, deliver)
         }
+        // The failure first: under `.failFast` it cancels the rest without waiting for the
+        // progress handlers.
         if let report, let failure { report(failure) }
+        if deliver { deliverProgress() }
+    }
+
+    /// A member moved bytes: its latest counts replace its earlier ones.
+    private func memberMoved(_ id: ObjectIdentifier, _ bytes: TransferProgress) {
+        let deliver = state.withLock { state -> Bool in
+            guard state.members[id] != nil, state.bytes[id] != bytes else { return false }
+            state.bytes[id] = bytes
+            return state.queueProgress()
+        }
+        if deliver { deliverProgress() }
+    }
+
+    /// Drains the queued progress to the handler, outside the lock, until none is left; only
+    /// the thread that found nobody delivering calls it.
+    private func deliverProgress() {
+        while true {
+            let (batch, handler) = state.withLock { state -> ([GroupProgress], (@Sendable (GroupProgress) -> Void)?) in
+                let batch = state.pendingProgress
+                state.pendingProgress = []
+                if batch.isEmpty { state.isDelivering = false }
+                return (batch, state.onProgress)
+            }
+            guard !batch.isEmpty else { return }
+            if let handler { for progress in batch { handler(progress) } }
+        }
     }
 }

@@ -2,10 +2,16 @@ import Foundation
 
 extension BaseOperation {
     /// The object this operation works for (held weakly), e.g. a connection handler that may go
-    /// away; cancel its operations with `cancelAllOperations(ownedBy:in:)`.
+    /// away; cancel its operations with `cancelAllOperations(ownedBy:in:)`, also from the
+    /// owner's `deinit`.
     public var owner: AnyObject? {
         get { withLock { storage.owner } }
-        set { withLock { storage.owner = newValue } }
+        set {
+            withLock {
+                storage.owner = newValue
+                storage.ownerIdentifier = newValue.map(ObjectIdentifier.init)
+            }
+        }
     }
 
     /// A name of what this operation works for, e.g. a request ID; cancel its operations with
@@ -15,26 +21,40 @@ extension BaseOperation {
         set { withLock { storage.ownerID = newValue } }
     }
 
-    /// Cancels every operation in `queue` (waiting or running) whose `owner` is `owner` itself
-    /// (identity, not equality). Without a queue: every operation started and not yet ended.
+    /// Cancels every operation and group in `queue` (waiting or running) whose `owner` is
+    /// `owner` itself (identity, not equality). Without a queue: every operation and group
+    /// started and not yet ended. A group cancelled this way cancels everything its body runs.
     ///
-    /// - Returns: how many operations were cancelled.
+    /// Works from the owner's own `deinit`, the usual place to call it:
+    ///
+    /// ```swift
+    /// deinit { BaseOperation.cancelAllOperations(ownedBy: self) }
+    /// ```
+    ///
+    /// - Returns: how many operations and groups were cancelled (a group counts as one).
     @discardableResult
     public static func cancelAllOperations(ownedBy owner: AnyObject, in queue: OperationQueue? = nil) -> Int {
-        cancel(in: queue) { $0.owner === owner }
+        let match = OwnerMatch(owner)
+        return cancel(in: queue) { $0.isOwned(by: match) }
     }
 
-    /// Cancels every operation in `queue` (waiting or running) whose `ownerID` equals `ownerID`.
-    /// Without a queue: every operation started and not yet ended.
+    /// Cancels every operation and group in `queue` (waiting or running) whose `ownerID` equals
+    /// `ownerID`. Without a queue: every operation and group started and not yet ended. A group
+    /// cancelled this way cancels everything its body runs.
     ///
-    /// - Returns: how many operations were cancelled.
+    /// - Returns: how many operations and groups were cancelled (a group counts as one).
     @discardableResult
     public static func cancelAllOperations(ownerID: String, in queue: OperationQueue? = nil) -> Int {
         cancel(in: queue) { $0.ownerID == ownerID }
     }
 
-    private static func cancel(in queue: OperationQueue?, where matches: (BaseOperation) -> Bool) -> Int {
-        let candidates = queue.map { $0.operations.compactMap { $0 as? BaseOperation } } ?? OperationRegistry.activeOperations()
+    /// Whether this operation works for the owner `match` describes.
+    func isOwned(by match: OwnerMatch) -> Bool {
+        withLock { match.matches(storage.owner, identifier: storage.ownerIdentifier) }
+    }
+
+    private static func cancel(in queue: OperationQueue?, where matches: (any OwnedOperation) -> Bool) -> Int {
+        let candidates = queue.map { $0.operations.compactMap { $0 as? any OwnedOperation } } ?? OperationRegistry.activeOperations()
         var cancelled = 0
         for operation in candidates where matches(operation) && !operation.isFinishedOrCancelled {
             operation.cancel()

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 extension BaseOperation {
-    /// The operations parked until a fresh credential exists.
+    /// The operations parked until a fresh credential exists, first parked first.
     public static var postponedOperations: [BaseOperation] {
         PostponedOperations.shared.all
     }
@@ -26,8 +26,9 @@ extension BaseOperation {
         return parked
     }
 
-    /// Replays every parked operation: each request is rebuilt through `update` (for example
-    /// to put a fresh token in), then through the operation's interceptor, and sent again.
+    /// Replays every parked operation, first parked first: each request is rebuilt through
+    /// `update` (for example to put a fresh token in), then through the operation's
+    /// interceptor, and sent again.
     ///
     /// - Returns: the operations replayed.
     @discardableResult
@@ -37,8 +38,9 @@ extension BaseOperation {
         return operations
     }
 
-    /// Ends every parked operation with `error` (`.failedFinished`); their completions run and
-    /// every thread in `syncStart()` and every `run()` waiting on them returns.
+    /// Ends every parked operation with `error` (`.failedFinished`), first parked first, on the
+    /// calling thread: their completions run in that order, and every thread in `syncStart()`
+    /// and every `run()` waiting on them returns.
     ///
     /// - Returns: the operations ended.
     @discardableResult
@@ -48,8 +50,16 @@ extension BaseOperation {
         return operations
     }
 
-    /// The same as `removeAllPostponedOperations(failingWith:)` with `.cancelled`: no waiter
-    /// stays blocked on a parked operation.
+    /// Releases everything that waits on a parked operation, for good: every parked operation
+    /// ends `.failedFinished` with `.authenticationFailed` ("parked operations released"), first
+    /// parked first, so each thread blocked in its `syncStart()` and each `run()` awaiting it
+    /// returns, and its completion runs. Nothing is replayed; a service calls this when it gives
+    /// up on the credential (a logout, a shutdown).
+    ///
+    /// A waiter is never released while its operation stays parked (`mayReleaseSyncWaiter` is
+    /// false until the operation is final): that would hand it an operation without a result.
+    ///
+    /// - Returns: the operations ended.
     @discardableResult
     public static func releaseSyncWaitersOfPostponed() -> [BaseOperation] {
         removeAllPostponedOperations(failingWith: NetOpsError(.authenticationFailed(reason: "parked operations released"), url: nil))

@@ -49,6 +49,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var finalWaiters: [@Sendable () -> Void] = []
         weak var delegate: (any NetworkOperationDelegate)?
         weak var owner: AnyObject?
+        /// The identity of `owner` when it was set: still there while the owner deinitializes.
+        var ownerIdentifier: ObjectIdentifier?
         var ownerID: String?
         var privateSession: NetworkSession?
         var acceptableStatusCodes: Set<Int> = Set(200..<300)

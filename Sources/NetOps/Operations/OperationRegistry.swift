@@ -1,22 +1,23 @@
-/// The operations that have started and not yet ended, and those kept alive by `retainAndStart()`.
+/// The operations (and groups) that have started and not yet ended, and the operations kept
+/// alive by `retainAndStart()`.
 enum OperationRegistry {
     private struct WeakOperation {
-        weak var operation: BaseOperation?
+        weak var operation: (any OwnedOperation)?
     }
 
     private static let active = Locked<[ObjectIdentifier: WeakOperation]>([:])
     private static let retained = Locked<[ObjectIdentifier: BaseOperation]>([:])
 
-    static func track(_ operation: BaseOperation) {
+    static func track(_ operation: some OwnedOperation) {
         active.withLock { $0[ObjectIdentifier(operation)] = WeakOperation(operation: operation) }
     }
 
-    static func untrack(_ operation: BaseOperation) {
+    static func untrack(_ operation: some OwnedOperation) {
         active.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(operation)) }
     }
 
-    /// The operations working or suspended right now.
-    static func activeOperations() -> [BaseOperation] {
+    /// The operations and groups working or suspended right now.
+    static func activeOperations() -> [any OwnedOperation] {
         active.withLock { $0.values.compactMap(\.operation) }
     }
 

@@ -16,7 +16,7 @@ public typealias UO = UploadOperation
 /// ```swift
 /// var form = MultipartFormData()
 /// form.append("holiday", name: "caption")
-/// try form.append(fileAt: photoURL, name: "photo", contentType: "image/jpeg")
+/// try form.append(fileAt: photoURL, name: "photo")  // announced as image/jpeg by its bytes
 /// let upload = try await UO.multipart(form, to: uploadURL).run()
 /// ```
 public final class UploadOperation: BaseOperation, @unchecked Sendable {
@@ -24,34 +24,48 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
         super.init(request: built, body: body, sink: MemorySink(), ownedBodyFile: ownedBodyFile)
     }
 
-    /// Sends `data` as the body of `request`.
+    /// Sends `data` as the body of `request`; without a `Content-Type` in `request`, the type
+    /// `MIMEType.detect(_:filename:)` finds in the data's first bytes.
     public convenience init(request: URLRequest, data: Data) {
-        self.init(built: .success(request), body: .data(data))
+        self.init(built: Self.typed(.success(request)) { MIMEType.detect(data) }, body: .data(data))
     }
 
-    /// Sends the file at `fileURL` as the body of `request`, streamed from disk.
+    /// Sends the file at `fileURL` as the body of `request`, streamed from disk; without a
+    /// `Content-Type` in `request`, the type of the file's first bytes and name.
     public convenience init(request: URLRequest, fileURL: URL) {
-        self.init(built: .success(request), body: .file(fileURL))
+        self.init(built: Self.typed(.success(request)) { MIMEType.detect(fileAt: fileURL) }, body: .file(fileURL))
     }
 
-    /// Sends `data` to `url` (POST unless `method` says otherwise).
+    /// Sends `data` to `url` (POST unless `method` says otherwise). Without a `Content-Type`
+    /// in `headers`, the body is announced as the type its first bytes show
+    /// (`MIMEType.detect(_:filename:)`; `application/octet-stream` when they show none).
     public static func upload(
         _ data: Data,
         to url: some URLConvertible,
         method: HTTPMethod = .post,
         headers: [String: String] = [:]
     ) -> UploadOperation {
-        UploadOperation(built: RequestFactory.make(method, url, headers: headers), body: .data(data))
+        UploadOperation(built: typed(RequestFactory.make(method, url, headers: headers)) { MIMEType.detect(data) }, body: .data(data))
     }
 
-    /// Sends the file at `fileURL` to `url`, streamed from disk (POST unless `method` says otherwise).
+    /// Sends the file at `fileURL` to `url`, streamed from disk (POST unless `method` says
+    /// otherwise). Without a `Content-Type` in `headers`, the body is announced as the type of
+    /// the file's first bytes and name (`MIMEType.detect(fileAt:)`).
     public static func upload(
         fileAt fileURL: URL,
         to url: some URLConvertible,
         method: HTTPMethod = .post,
         headers: [String: String] = [:]
     ) -> UploadOperation {
-        UploadOperation(built: RequestFactory.make(method, url, headers: headers), body: .file(fileURL))
+        UploadOperation(built: typed(RequestFactory.make(method, url, headers: headers)) { MIMEType.detect(fileAt: fileURL) },
+                        body: .file(fileURL))
+    }
+
+    /// `built` with a `Content-Type` of `type()` when it has none.
+    private static func typed(_ built: Result<URLRequest, NetOpsError>, _ type: () -> MIMEType) -> Result<URLRequest, NetOpsError> {
+        guard case var .success(request) = built, request.value(forHTTPHeaderField: "Content-Type") == nil else { return built }
+        request.setValue(type().name, forHTTPHeaderField: "Content-Type")
+        return .success(request)
     }
 
     /// Sends `form` as multipart/form-data to `url` (POST unless `method` says otherwise).

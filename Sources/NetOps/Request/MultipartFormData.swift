@@ -41,18 +41,28 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Adds a file part from memory.
-    public mutating func append(_ data: Data, name: String, filename: String, contentType: String = "application/octet-stream") {
-        parts.append(Part(name: name, filename: filename, contentType: contentType, content: .data(data)))
+    ///
+    /// Without a `contentType`, the part announces the type `MIMEType.detect(_:filename:)`
+    /// finds from the data's first bytes and the file name (`application/octet-stream` when
+    /// neither tells).
+    public mutating func append(_ data: Data, name: String, filename: String, contentType: String? = nil) {
+        let type = contentType ?? MIMEType.detect(data, filename: filename).name
+        parts.append(Part(name: name, filename: filename, contentType: type, content: .data(data)))
     }
 
     /// Adds a file part read from `fileURL` when the body is written.
     ///
+    /// Without a `contentType`, the part announces the type found from the file's first bytes
+    /// (read now) and the announced file name, as `MIMEType.detect(_:filename:)` decides.
+    ///
     /// - Throws: `CocoaError` when the file does not exist.
-    public mutating func append(fileAt fileURL: URL, name: String, filename: String? = nil, contentType: String = "application/octet-stream") throws {
+    public mutating func append(fileAt fileURL: URL, name: String, filename: String? = nil, contentType: String? = nil) throws {
         guard FileManager.default.isReadableFile(atPath: fileURL.path) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: fileURL.path])
         }
-        parts.append(Part(name: name, filename: filename ?? fileURL.lastPathComponent, contentType: contentType, content: .file(fileURL)))
+        let announced = filename ?? fileURL.lastPathComponent
+        let type = contentType ?? MIMEType.detect(MIMEType.head(ofFileAt: fileURL), filename: announced).name
+        parts.append(Part(name: name, filename: announced, contentType: type, content: .file(fileURL)))
     }
 
     /// Writes the whole body to `fileURL`, copying file parts in 1 MiB chunks.
