@@ -8,8 +8,13 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidURL(String)
         /// The URL's scheme is not `http` or `https`.
         case unsupportedScheme(String)
-        /// No connection could be made (refused, unknown host, …).
+        /// No connection could be made to this host (refused, unknown host, …) while the
+        /// machine itself seemed able to reach the network.
         case cannotConnect(reason: String)
+        /// No connection could be made because the machine cannot reach the network: no
+        /// interface other than loopback is up, the route is missing, or the operation's
+        /// `ConnectivityMonitor` last found it offline (see `Docs/operations.md`).
+        case offline(reason: String)
         /// The connection broke before the response was complete.
         case connectionLost(reason: String)
         /// The response body ended before its announced length.
@@ -71,6 +76,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidURL(text): return "invalid URL '\(text)'"
         case let .unsupportedScheme(scheme): return "unsupported URL scheme '\(scheme)'\(target)"
         case let .cannotConnect(reason): return "cannot connect\(target): \(reason)"
+        case let .offline(reason): return "offline, cannot connect\(target): \(reason)"
         case let .connectionLost(reason): return "connection lost\(target): \(reason)"
         case let .truncatedBody(expected, received):
             return "response body truncated\(target): \(received) of \(expected) bytes arrived"

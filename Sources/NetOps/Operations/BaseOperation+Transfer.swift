@@ -173,6 +173,7 @@ extension BaseOperation {
             let waited: TimeInterval
             let replayable: Bool
             let check: (@Sendable (BaseOperation) -> NetOpsError?)?
+            let connectivity: ConnectivityMonitor?
         }
         let outcome = withLock { () -> Outcome? in
             guard isCurrent(attempt) else { return nil }
@@ -185,16 +186,19 @@ extension BaseOperation {
                 attemptsMade: storage.attemptsMade,
                 waited: storage.retryWaited,
                 replayable: isReplayableLocked,
-                check: storage.responseCheck
+                check: storage.responseCheck,
+                connectivity: storage.connectivityMonitor
             )
         }
         guard let outcome else { return }
+        // A failure to connect is told apart from the network being down, outside the lock.
+        let failureError = outcome.error.map { Self.connectivityVerdict(on: $0, monitor: outcome.connectivity) }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
         if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
             decision = interceptor.judge(response, body: outcome.body, for: self)
         }
-        if case .useDefault = decision, let error = outcome.error {
+        if case .useDefault = decision, let error = failureError {
             var random = JitterRandom()
             if let delay = outcome.policy.delay(after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
                                                 waited: outcome.waited, replayable: outcome.replayable, random: &random) {
@@ -203,7 +207,7 @@ extension BaseOperation {
         }
         // … then, for a response the operation accepts, the check of the layer above …
         var rejection: NetOpsError?
-        if case .useDefault = decision, outcome.error == nil, let check = outcome.check {
+        if case .useDefault = decision, failureError == nil, let check = outcome.check {
             rejection = check(self)
         }
         // … and the result applied under the lock, if nothing overtook it meanwhile.
@@ -219,8 +223,8 @@ extension BaseOperation {
                 if sink is FileSink { sink.discard() }
                 apply({ $0.transferFinished(succeeded: false) }, to: &effects)
             case .useDefault:
-                storage.error = outcome.error ?? rejection
-                if outcome.error == nil {
+                storage.error = failureError ?? rejection
+                if failureError == nil {
                     do { try sink.commit() } catch { storage.error = fileError(error) }
                 }
                 // A body that came with an unaccepted status, or that the check rejected, stays

@@ -73,6 +73,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var isReplayable: Bool?
         var userInfo: [String: any Sendable] = [:]
         var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
+        var connectivityMonitor: ConnectivityMonitor?
         /// The process-wide defaults, read once when the operation was made.
         let defaults: Defaults
     }
