@@ -64,8 +64,14 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`.
+    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`: the URL
+    /// without its query, and anything in a reason that looks like a credential replaced by
+    /// `<redacted>` (see `Redaction`).
     public var description: String {
+        Redaction.standard.text(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         let target = url.map { " for \(Self.redacted($0))" } ?? ""
         switch kind {
         case let .invalidURL(text): return "invalid URL '\(text)'"
