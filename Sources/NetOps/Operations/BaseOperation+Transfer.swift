@@ -77,12 +77,16 @@ extension BaseOperation {
                 return
             }
         }
-        let counted = withLock { () -> Bool in
-            guard isCurrent(prepared.attempt) else { return false }
+        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?)? in
+            guard isCurrent(prepared.attempt) else { return nil }
             storage.attemptsMade += 1
-            return true
+            return (storage.attemptsMade, storage.observer)
         }
-        guard counted else { return }
+        guard let counted else { return }
+        if let observer = counted.observer {
+            request = observer.willSend(request, attempt: counted.number, for: self)
+        }
+        withLock { storage.lastSentRequest = request }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt)
         let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
@@ -173,6 +177,9 @@ extension BaseOperation {
             let waited: TimeInterval
             let replayable: Bool
             let check: (@Sendable (BaseOperation) -> NetOpsError?)?
+            let observer: (any TransferObserver)?
+            let progress: TransferProgress
+            let resumedAt: Int64
         }
         let outcome = withLock { () -> Outcome? in
             guard isCurrent(attempt) else { return nil }
@@ -185,10 +192,18 @@ extension BaseOperation {
                 attemptsMade: storage.attemptsMade,
                 waited: storage.retryWaited,
                 replayable: isReplayableLocked,
-                check: storage.responseCheck
+                check: storage.responseCheck,
+                observer: storage.observer,
+                progress: storage.progress,
+                resumedAt: storage.requestedOffset
             )
         }
         guard let outcome else { return }
+        if let observer = outcome.observer {
+            let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
+            observer.didFinish(AttemptReport(attempt: outcome.attemptsMade, response: outcome.response, error: outcome.error,
+                                             bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
+        }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
         if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
