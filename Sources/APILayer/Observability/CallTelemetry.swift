@@ -1,0 +1,310 @@
+import Dispatch
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import Instrumentation
+import Logging
+import NetOps
+import Tracing
+
+/// What one API call reports while it runs: its span and a child span per HTTP attempt, its
+/// metrics, and a debug log line per request and response, all under one request ID.
+///
+/// State lives in one lock; every tracer, metrics and logger call happens after leaving it,
+/// so a slow or failing backend delays only the event that reports, never another thread.
+final class CallTelemetry: TransferObserver, Sendable {
+    /// The call's ID in log metadata and span attributes.
+    let requestID: String
+    private let api: String
+    private let method: String
+    private let metrics: CallMetrics
+    private let tracer: any Tracer
+    private let parent: ServiceContext
+    private let logger: Logger
+    private let redaction: Redaction
+    private let state = Locked(State())
+
+    private struct State {
+        var call: (any Span)?
+        var claimed = false
+        var startedAt: UInt64?
+        var attempt: OpenAttempt?
+        var attempts = 0
+        var parked = false
+        var lastStatus: Int?
+        var ended = false
+    }
+
+    /// An attempt whose span is open.
+    private struct OpenAttempt {
+        let number: Int
+        let span: any Span
+        let sentAt: UInt64
+        let httpMethod: String
+        let url: String
+    }
+
+    init(api: String, method: String, configuration: APIScope.Configuration, parent: ServiceContext) {
+        requestID = Self.makeRequestID()
+        self.api = api
+        self.method = method
+        metrics = CallMetrics(factory: configuration.resolvedMetricsFactory, api: api, method: method)
+        tracer = configuration.resolvedTracer
+        self.parent = parent
+        redaction = configuration.redaction
+        var logger = configuration.logger
+        logger[metadataKey: LogMetadataKey.requestID] = .string(requestID)
+        logger[metadataKey: LogMetadataKey.api] = .string(api)
+        logger[metadataKey: LogMetadataKey.method] = .string(method)
+        self.logger = logger
+    }
+
+    /// The context of the call's span, once it started: the parent of work done for it (a
+    /// token refresh).
+    var spanContext: ServiceContext? { state.withLock { $0.call?.context } }
+
+    // MARK: TransferObserver
+
+    func operationWillStart(_ operation: BaseOperation) {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.claimed, !state.ended else { return false }
+            state.claimed = true
+            state.startedAt = Self.now()
+            return true
+        }
+        guard claimed else { return }
+        let span = startCallSpan()
+        let endedMeanwhile = state.withLock { state -> Bool in
+            state.call = span
+            return state.ended
+        }
+        if endedMeanwhile { span.end() }
+    }
+
+    func willSend(_ request: URLRequest, attempt: Int, for operation: BaseOperation) -> URLRequest {
+        let sentAt = Self.now()
+        let (previous, call, wasParked) = state.withLock { state -> (OpenAttempt?, (any Span)?, Bool) in
+            defer {
+                state.attempt = nil
+                state.parked = false
+                state.attempts = max(state.attempts, attempt)
+            }
+            return (state.attempt, state.call, state.parked)
+        }
+        if let previous { close(previous, status: nil, errorType: "interrupted") }
+        if wasParked { metrics.parked(-1) }
+        let httpMethod = request.httpMethod ?? "GET"
+        let shownURL = request.url.map(redaction.url) ?? "<no URL>"
+        let span = tracer.startSpan(httpMethod, context: call?.context ?? parent, ofKind: .client)
+        span.attributes[SpanAttributeKey.httpMethod] = httpMethod
+        if let url = request.url {
+            span.attributes[SpanAttributeKey.urlFull] = redaction.urlWithoutQuery(url)
+            if let host = url.host { span.attributes[SpanAttributeKey.serverAddress] = host }
+            if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
+                span.attributes[SpanAttributeKey.serverPort] = port
+            }
+        }
+        if attempt > 1 { span.attributes[SpanAttributeKey.resendCount] = attempt - 1 }
+        span.attributes[SpanAttributeKey.attempt] = attempt
+        if wasParked {
+            call?.addEvent(SpanEvent(name: SpanEventName.replayed))
+        } else if attempt > 1 {
+            call?.addEvent(SpanEvent(name: SpanEventName.retried, attributes: [SpanAttributeKey.attempt: .int64(Int64(attempt))]))
+        }
+        if attempt > 1 { metrics.resent(reason: wasParked ? "replay" : "retry") }
+        call?.addEvent(SpanEvent(name: SpanEventName.sent, attributes: [SpanAttributeKey.attempt: .int64(Int64(attempt))]))
+
+        var sent = request
+        tracer.inject(span.context, into: &sent, using: HeaderInjector())
+        logger.debug("request \(httpMethod) \(shownURL)", metadata: [LogMetadataKey.attempt: "\(attempt)"])
+        logger.trace("request headers", metadata: [
+            LogMetadataKey.attempt: "\(attempt)",
+            LogMetadataKey.headers: .dictionary(redaction.headers(sent.allHTTPHeaderFields ?? [:]).mapValues { .string($0) }),
+        ])
+        let open = OpenAttempt(number: attempt, span: span, sentAt: sentAt, httpMethod: httpMethod, url: shownURL)
+        let ended = state.withLock { state -> Bool in
+            guard !state.ended else { return true }
+            state.attempt = open
+            return false
+        }
+        if ended { close(open, status: nil, errorType: "cancelled") }
+        return sent
+    }
+
+    func didFinish(_ report: AttemptReport, for operation: BaseOperation) {
+        let finishedAt = Self.now()
+        let status = report.response?.statusCode
+        let (open, call) = state.withLock { state -> (OpenAttempt?, (any Span)?) in
+            if let status { state.lastStatus = status }
+            guard let open = state.attempt, open.number == report.attempt else { return (nil, state.call) }
+            state.attempt = nil
+            return (open, state.call)
+        }
+        metrics.transferred(sent: report.bytesSent, received: report.bytesReceived)
+        guard let open else { return }
+        close(open, status: status, errorType: Self.errorType(status: status, error: report.error))
+        var attributes: SpanAttributes = [SpanAttributeKey.attempt: .int64(Int64(open.number))]
+        if let status { attributes[SpanAttributeKey.statusCode] = status }
+        call?.addEvent(SpanEvent(name: SpanEventName.responded, attributes: attributes))
+        let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
+        if let status {
+            logger.debug("response \(status) \(open.httpMethod) \(open.url) in \(milliseconds) ms, \(report.bytesReceived) bytes received, \(report.bytesSent) sent",
+                         metadata: [LogMetadataKey.attempt: "\(open.number)"])
+        } else {
+            let reason = report.error.map { redaction.text($0.description) } ?? "no response"
+            logger.debug("no response \(open.httpMethod) \(open.url) after \(milliseconds) ms: \(reason)",
+                         metadata: [LogMetadataKey.attempt: "\(open.number)"])
+        }
+    }
+
+    func didPark(_ operation: BaseOperation) {
+        let (call, newlyParked) = state.withLock { state -> ((any Span)?, Bool) in
+            defer { state.parked = true }
+            return (state.call, !state.parked)
+        }
+        guard newlyParked else { return }
+        metrics.parked(1)
+        call?.addEvent(SpanEvent(name: SpanEventName.postponed))
+        logger.debug("postponed until a fresh token")
+    }
+
+    // MARK: The call's stages and end
+
+    /// The pipeline judged the response: validated and mapped, or failed at `stage`.
+    func pipelineChecked(failedStage: String?) {
+        let call = state.withLock { $0.call }
+        var attributes: SpanAttributes = [:]
+        if let failedStage { attributes[SpanAttributeKey.stage] = failedStage }
+        call?.addEvent(SpanEvent(name: SpanEventName.checked, attributes: attributes))
+    }
+
+    /// The call ended with `failure` (nil: success). Called once, after the operation's result
+    /// was fixed.
+    func finish(failure: APIError?, operationError: NetOpsError?) {
+        let endedAt = Self.now()
+        struct Taken {
+            var open: OpenAttempt?
+            var call: (any Span)?
+            var startedBefore: Bool
+            var startedAt: UInt64?
+            var wasParked: Bool
+            var status: Int?
+            var attempts: Int
+        }
+        let taken = state.withLock { state -> Taken? in
+            guard !state.ended else { return nil }
+            defer {
+                state.ended = true
+                state.attempt = nil
+                state.parked = false
+                state.claimed = true
+            }
+            return Taken(open: state.attempt, call: state.call, startedBefore: state.claimed, startedAt: state.startedAt,
+                         wasParked: state.parked, status: state.lastStatus, attempts: state.attempts)
+        }
+        guard let taken else { return }
+        let outcome: CallOutcome
+        if failure == nil {
+            outcome = .success
+        } else if case .cancelled? = operationError?.kind {
+            outcome = .cancelled
+        } else {
+            outcome = .failure
+        }
+        if taken.wasParked { metrics.parked(-1) }
+        if let open = taken.open {
+            close(open, status: nil, errorType: operationError.map { Self.errorType(status: nil, error: $0) } ?? "interrupted")
+        }
+        let failedStage = outcome == .failure ? failure?.stageName : nil
+        metrics.callEnded(outcome: outcome, status: taken.status,
+                          nanoseconds: taken.startedAt.map { Int64(clamping: endedAt &- $0) }, failedStage: failedStage)
+
+        // A call that never started (cancelled before, or failed at construction) still gets its span.
+        let span = taken.call ?? (taken.startedBefore ? nil : startCallSpan())
+        let description = failure.map { redaction.text($0.description) }
+        if let span {
+            span.attributes[SpanAttributeKey.outcome] = outcome.rawValue
+            span.attributes[SpanAttributeKey.attempts] = taken.attempts
+            if let status = taken.status { span.attributes[SpanAttributeKey.statusCode] = status }
+            if let failure, outcome != .success {
+                span.attributes[SpanAttributeKey.stage] = failure.stageName
+                span.attributes[SpanAttributeKey.errorType] = outcome == .cancelled ? "cancelled" : failure.stageName
+                span.addEvent(SpanEvent(name: SpanEventName.failed, attributes: [SpanAttributeKey.stage: .string(failure.stageName)]))
+                span.setStatus(SpanStatus(code: .error, message: description))
+            }
+            span.end()
+        }
+        let elapsed = taken.startedAt.map { " in \(Self.milliseconds(from: $0, to: endedAt)) ms" } ?? ""
+        switch outcome {
+        case .success: logger.debug("call succeeded\(elapsed)")
+        case .cancelled: logger.debug("call cancelled\(elapsed)")
+        case .failure: logger.debug("call failed\(elapsed): \(description ?? "")")
+        }
+    }
+
+    // MARK: Helpers
+
+    private func startCallSpan() -> any Span {
+        let span = tracer.startSpan("\(api) \(method)", context: parent, ofKind: .internal)
+        span.attributes[SpanAttributeKey.api] = api
+        span.attributes[SpanAttributeKey.method] = method
+        span.attributes[SpanAttributeKey.requestID] = requestID
+        span.addEvent(SpanEvent(name: SpanEventName.started))
+        return span
+    }
+
+    private func close(_ attempt: OpenAttempt, status: Int?, errorType: String?) {
+        if let status { attempt.span.attributes[SpanAttributeKey.statusCode] = status }
+        if let errorType {
+            attempt.span.attributes[SpanAttributeKey.errorType] = errorType
+            attempt.span.setStatus(SpanStatus(code: .error))
+        }
+        attempt.span.end()
+    }
+
+    /// OpenTelemetry's `error.type`: the status code of a 4xx or 5xx answer, else the kind of
+    /// transport failure; nil for a success.
+    static func errorType(status: Int?, error: NetOpsError?) -> String? {
+        if let status, status >= 400 { return String(status) }
+        guard let error else { return nil }
+        switch error.kind {
+        case .invalidURL: return "invalidURL"
+        case .unsupportedScheme: return "unsupportedScheme"
+        case .cannotConnect: return "cannotConnect"
+        case .connectionLost: return "connectionLost"
+        case .truncatedBody: return "truncatedBody"
+        case .transport: return "transport"
+        case let .httpStatus(code): return String(code)
+        case .cancelled: return "cancelled"
+        case .idleTimeout: return "idleTimeout"
+        case .deadlineExceeded: return "deadlineExceeded"
+        case .tooSoon: return "tooSoon"
+        case .file: return "file"
+        case .invalidBody: return "invalidBody"
+        case .authenticationFailed: return "authenticationFailed"
+        case .rejected: return "rejected"
+        }
+    }
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    private static func milliseconds(from start: UInt64, to end: UInt64) -> String {
+        String(format: "%.1f", Double(end &- start) / 1e6)
+    }
+
+    private static func makeRequestID() -> String {
+        let value = UInt64.random(in: 0...UInt64.max)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// Keys of the metadata on an API call's log lines.
+enum LogMetadataKey {
+    static let requestID = "apilayer.request_id"
+    static let api = "apilayer.api"
+    static let method = "apilayer.method"
+    static let attempt = "apilayer.attempt"
+    static let headers = "apilayer.headers"
+}
