@@ -95,10 +95,11 @@ final class CallTelemetry: TransferObserver, Sendable {
         if let previous { close(previous, status: nil, errorType: "interrupted") }
         if wasParked { metrics.parked(-1) }
         let httpMethod = request.httpMethod ?? "GET"
-        let shownURL = request.url.map(redaction.url) ?? "<no URL>"
+        // The redacted URL is made only for a logger that prints it.
+        let shownURL = logger.logLevel <= .debug ? request.url.map(redaction.url) ?? "<no URL>" : ""
         let span = tracer.startSpan(httpMethod, context: call?.context ?? parent, ofKind: .client)
         span.attributes[SpanAttributeKey.httpMethod] = httpMethod
-        if let url = request.url {
+        if span.isRecording, let url = request.url {
             span.attributes[SpanAttributeKey.urlFull] = redaction.urlWithoutQuery(url)
             if let host = url.host { span.attributes[SpanAttributeKey.serverAddress] = host }
             if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
@@ -147,13 +148,12 @@ final class CallTelemetry: TransferObserver, Sendable {
         var attributes: SpanAttributes = [SpanAttributeKey.attempt: .int64(Int64(open.number))]
         if let status { attributes[SpanAttributeKey.statusCode] = status }
         call?.addEvent(SpanEvent(name: SpanEventName.responded, attributes: attributes))
-        let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
+        let milliseconds = { Self.milliseconds(from: open.sentAt, to: finishedAt) }
         if let status {
-            logger.debug("response \(status) \(open.httpMethod) \(open.url) in \(milliseconds) ms, \(report.bytesReceived) bytes received, \(report.bytesSent) sent",
+            logger.debug("response \(status) \(open.httpMethod) \(open.url) in \(milliseconds()) ms, \(report.bytesReceived) bytes received, \(report.bytesSent) sent",
                          metadata: [LogMetadataKey.attempt: "\(open.number)"])
         } else {
-            let reason = report.error.map { redaction.text($0.description) } ?? "no response"
-            logger.debug("no response \(open.httpMethod) \(open.url) after \(milliseconds) ms: \(reason)",
+            logger.debug("no response \(open.httpMethod) \(open.url) after \(milliseconds()) ms: \(report.error.map { redaction.text($0.description) } ?? "no response")",
                          metadata: [LogMetadataKey.attempt: "\(open.number)"])
         }
     }
@@ -222,7 +222,7 @@ final class CallTelemetry: TransferObserver, Sendable {
 
         // A call that never started (cancelled before, or failed at construction) still gets its span.
         let span = taken.call ?? (taken.startedBefore ? nil : startCallSpan())
-        let description = failure.map { redaction.text($0.description) }
+        let description = failure.map { $0.description }
         if let span {
             span.attributes[SpanAttributeKey.outcome] = outcome.rawValue
             span.attributes[SpanAttributeKey.attempts] = taken.attempts
