@@ -100,7 +100,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         do {
             initial.token = try store.load()
         } catch {
-            logger.warning("stored token ignored: \(error)")
+            logger.warning("stored token ignored: \(telemetry.redaction.text(String(describing: error)))")
         }
         state = Locked(initial)
     }
@@ -146,7 +146,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         do {
             loaded = try store.load()
         } catch {
-            logger.warning("stored token ignored: \(error)")
+            logger.warning("stored token ignored: \(telemetry.redaction.text(String(describing: error)))")
             loaded = nil
         }
         state.withLock { state in
@@ -327,7 +327,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(error)") }
+            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(telemetry.redaction.text(String(describing: error)))") }
             telemetry.refreshEnded(span, failure: nil)
             let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
             logger.info("token refreshed; replaying \(parked.count) parked operations")
@@ -344,7 +344,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
             }
             telemetry.refreshEnded(span, failure: reason)
             let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
-            logger.error("token refresh failed (\(reason)); failing \(parked.count) parked operations")
+            logger.error("token refresh failed (\(telemetry.redaction.text(reason))); failing \(parked.count) parked operations")
             for operation in parked {
                 operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: reason), url: operation.request?.url))
             }
