@@ -229,6 +229,55 @@ struct ObservabilityTests {
     }
 }
 
+/// Bad input that must not leak or block: a URL with credentials in it, a thousand headers.
+@Suite("Observability: bad input", .timeLimit(.minutes(2)), .processGate(.shared))
+struct ObservabilityBadInputTests {
+    @Test func aURLWithCredentialsNeverShowsThem() async throws {
+        let server = try await TestServer.get()
+        let port = try #require(server.baseURL.port)
+        let base = try #require(URL(string: "http://apiuser:pa55word@127.0.0.1:\(port)/"))
+        let observed = Observed(server: server)
+        observed.scope.configure { $0.baseURL = base }
+        let operation = APIManager.withDefaultAPI(observed.scope) { APIManager.operation(ObservedAPI.echo, as: Seen.self) }
+        _ = try? await operation.run()
+        #expect(operation.isFinishedOrCancelled)
+        let spans = observed.tracer.finishedSpans
+        #expect(!spans.isEmpty)
+        let everything = observed.capture.text + operation.cURLDescription + "\(operation.result.map { "\($0)" } ?? "")"
+            + spans.map { "\($0.attributes)" }.joined()
+        #expect(!everything.contains("pa55word"), "\(everything)")
+        #expect(observed.capture.text.contains("<redacted>@127.0.0.1"))
+    }
+
+    @Test func aThousandHeadersAreLoggedRedacted() async throws {
+        let server = try await TestServer.get()
+        let observed = Observed(server: server)
+        var headers = ["Authorization": "Bearer thousand-secret", "Cookie": "c=thousand-cookie"]
+        for index in 0..<1_000 { headers["X-Many-\(index)"] = "v\(index)" }
+        let operation = APIManager.withDefaultAPI(observed.scope) {
+            APIManager.operation(ObservedAPI.echo, headers: headers, as: Seen.self)
+        }
+        // DemoServer may refuse that many (its HTTP parser answers 400): either way the call ends.
+        _ = try? await operation.run()
+        #expect(operation.isFinishedOrCancelled)
+        let log = observed.capture.text
+        #expect(log.contains("X-Many-999"))
+        #expect(!log.contains("thousand-secret") && !log.contains("thousand-cookie"))
+        #expect(!operation.cURLDescription.contains("thousand-secret"))
+    }
+
+    /// APILayer never bootstraps the process-wide systems: a call with the default
+    /// configuration records into whatever the service bootstrapped, here nothing.
+    @Test func theLibraryBootstrapsNothing() async throws {
+        let server = try await TestServer.get()
+        let scope = APIScope(name: "unbootstrapped", configuration: .init(baseURL: server.baseURL))
+        #expect(scope.configuration.metricsFactory == nil && scope.configuration.tracer == nil)
+        _ = try await APIManager.withDefaultAPI(scope) { try await APIManager.call(ObservedAPI.echo, as: Seen.self) }
+        #expect(MetricsSystem.factory is NOOPMetricsHandler)
+        #expect(InstrumentationSystem.tracer is NoOpTracer)
+    }
+}
+
 extension APIOperation {
     /// Runs the operation and returns its result instead of throwing.
     fileprivate func runResult() async -> Result<Model, APIError> {

@@ -199,6 +199,7 @@ final class CallTelemetry: TransferObserver, Sendable {
                 state.attempt = nil
                 state.parked = false
                 state.claimed = true
+                state.call = nil   // the span is ended below; nothing refers to it after
             }
             return Taken(open: state.attempt, call: state.call, startedBefore: state.claimed, startedAt: state.startedAt,
                          wasParked: state.parked, status: state.lastStatus, attempts: state.attempts)
