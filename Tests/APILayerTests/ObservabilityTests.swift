@@ -102,7 +102,7 @@ struct ObservabilityTests {
         #expect(call.status == nil)
         let events = call.events.map(\.name)
         #expect(events == ["started", "request.sent", "response.received", "postponed", "replayed", "request.sent",
-                           "response.received", "response.checked"])
+                           "response.received", "response.parsed", "response.validated", "response.mapped", "response.checked"])
 
         let children = spans.filter { $0.parentSpanID == call.spanID && $0.traceID == call.traceID }
         let attempts = children.filter { $0.operationName == "GET" }

@@ -171,9 +171,10 @@ final class CallTelemetry: TransferObserver, Sendable {
 
     // MARK: The call's stages and end
 
-    /// The pipeline judged the response: validated and mapped, or failed at `stage`.
-    func pipelineChecked(failedStage: String?) {
+    /// The pipeline judged the response: the stages it passed, and the one it failed at.
+    func pipelineChecked(passed stages: [PipelineStage], failedStage: String?) {
         let call = state.withLock { $0.call }
+        for stage in stages { call?.addEvent(SpanEvent(name: stage.rawValue)) }
         var attributes: SpanAttributes = [:]
         if let failedStage { attributes[SpanAttributeKey.stage] = failedStage }
         call?.addEvent(SpanEvent(name: SpanEventName.checked, attributes: attributes))

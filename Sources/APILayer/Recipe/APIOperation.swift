@@ -123,10 +123,12 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// operation.
     private func check() -> NetOpsError? {
         let body = receivedData
-        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) })
+        var stages: [PipelineStage] = []
+        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
+                                        passed: { stages.append($0) })
         checked.withLock { $0 = verdict }
         let failedStage: String? = if case let .failure(error) = verdict { error.stageName } else { nil }
-        telemetry.withLock { $0 }?.pipelineChecked(failedStage: failedStage)
+        telemetry.withLock { $0 }?.pipelineChecked(passed: stages, failedStage: failedStage)
         if case let .failure(error) = verdict { return NetOpsError(.rejected(reason: error.description), url: request?.url) }
         return nil
     }
