@@ -29,10 +29,12 @@ private enum ObservedAPI: String, APIMethod {
     case protected
     case protectedInQuery = "protected-in-query"
     case missing
+    case delay
 
     var path: String {
         switch self {
         case .echo: return "echo"
+        case .delay: return "delay"
         case .protected, .protectedInQuery: return "realm/{realm}/protected"
         case .missing: return "status/404"
         }
@@ -172,6 +174,28 @@ struct ObservabilityTests {
         #expect(call.attributes["apilayer.failure.stage"]?.toSpanAttribute() == "server")
         let attempt = try #require(observed.tracer.finishedSpans.first { $0.parentSpanID == call.spanID })
         #expect(attempt.attributes["error.type"]?.toSpanAttribute() == "404")
+    }
+
+    /// A call cancelled while its request is out: the attempt ends `cancelled`, the call too,
+    /// and a cancellation is not counted as a failure.
+    @Test func aCancelledCallIsNotAFailure() async throws {
+        let server = try await TestServer.get()
+        let observed = Observed(server: server)
+        let operation = APIManager.withDefaultAPI(observed.scope) {
+            APIManager.operation(ObservedAPI.delay, properties: ["seconds": 10], as: Seen.self)
+        }
+        operation.start()
+        let tracer = observed.tracer
+        #expect(await eventually { tracer.activeSpans.contains { $0.operationName == "GET" } })
+        operation.cancel()
+        await operation.finished()
+        let spans = observed.tracer.finishedSpans
+        let call = try #require(spans.first { $0.operationName == "observed delay" })
+        #expect(call.attributes["apilayer.outcome"]?.toSpanAttribute() == "cancelled")
+        let attempt = try #require(spans.first { $0.parentSpanID == call.spanID })
+        #expect(attempt.attributes["error.type"]?.toSpanAttribute() == "cancelled")
+        #expect(observed.total("apilayer.requests", ["status_class": "none", "outcome": "cancelled"]) == 1)
+        #expect(observed.metrics.counters(label: "apilayer.failures").isEmpty)
     }
 
     /// Debug lines for each request and response, with the call's request ID, and no token in
