@@ -89,9 +89,11 @@ struct ObservabilityTests {
         let server = try await TestServer.get()
         let observed = Observed(server: server, engine: engine)
         let coordinator = observed.authenticate(server: server)
-        let granted = try await APIManager.withDefaultAPI(observed.scope) {
-            try await APIManager.call(ObservedAPI.protected, properties: ["realm": observed.realm], as: Granted.self)
+        let operation = APIManager.withDefaultAPI(observed.scope) {
+            APIManager.operation(ObservedAPI.protected, properties: ["realm": observed.realm], as: Granted.self)
         }
+        let granted = try await operation.run()
+        await operation.telemetryReported()
         #expect(granted.ok)
         #expect(coordinator.refreshCount == 1)
 
@@ -146,7 +148,10 @@ struct ObservabilityTests {
         let observed = Observed(server: server)
         let (seen, callerID) = try await observed.tracer.withSpan("caller") { caller in
             let seen = try await APIManager.withDefaultAPI(observed.scope) {
-                try await APIManager.call(ObservedAPI.echo, as: Seen.self)
+                let operation = APIManager.operation(ObservedAPI.echo, as: Seen.self)
+                let seen = try await operation.run()
+                await operation.telemetryReported()
+                return seen
             }
             return (seen, caller.spanID)
         }
@@ -162,9 +167,9 @@ struct ObservabilityTests {
     @Test func aFailureIsCountedByStage() async throws {
         let server = try await TestServer.get()
         let observed = Observed(server: server)
-        let result = await APIManager.withDefaultAPI(observed.scope) {
-            await APIManager.operation(ObservedAPI.missing, as: Seen.self).runResult()
-        }
+        let operation = APIManager.withDefaultAPI(observed.scope) { APIManager.operation(ObservedAPI.missing, as: Seen.self) }
+        let result = await operation.runResult()
+        await operation.telemetryReported()
         guard case let .failure(error) = result else { Issue.record("a 404 succeeded"); return }
         #expect(error.stageName == "server")
         #expect(observed.total("apilayer.requests", ["status_class": "4xx", "outcome": "failure"]) == 1)
@@ -189,6 +194,7 @@ struct ObservabilityTests {
         #expect(await eventually { tracer.activeSpans.contains { $0.operationName == "GET" } })
         operation.cancel()
         await operation.finished()
+        await operation.telemetryReported()
         let spans = observed.tracer.finishedSpans
         let call = try #require(spans.first { $0.operationName == "observed delay" })
         #expect(call.attributes["apilayer.outcome"]?.toSpanAttribute() == "cancelled")
@@ -209,6 +215,7 @@ struct ObservabilityTests {
         }
         let requestID = try #require(operation.requestID)
         _ = try await operation.run()
+        await operation.telemetryReported()
         let log = observed.capture.text
         #expect(log.contains("request GET"))
         #expect(log.contains("response 401 GET"))
@@ -233,6 +240,7 @@ struct ObservabilityTests {
             APIManager.operation(ObservedAPI.echo, properties: ["pin": "4711"], headers: ["X-Api-Key": "k-123"], as: Seen.self)
         }
         let seen = try await operation.run()
+        await operation.telemetryReported()
         #expect(seen.query["pin"] == "4711")
         let log = observed.capture.text
         #expect(log.contains("pin=<redacted>"))
@@ -246,10 +254,13 @@ struct ObservabilityTests {
         let server = try await TestServer.get()
         let scope = APIScope(name: "slow", configuration: .init(baseURL: server.baseURL, metricsFactory: SlowMetrics(),
                                                                  tracer: SlowTracer()))
-        let seen = try await APIManager.withDefaultAPI(scope) {
-            try await APIManager.call(ObservedAPI.echo, as: Seen.self)
-        }
-        #expect(seen.query.isEmpty)
+        let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(ObservedAPI.echo, as: Seen.self) }
+        // Started by a queue's thread: the backends sleep where they are called, and a test
+        // never blocks a Swift-concurrency thread.
+        APIManager.asyncQueue.addOperation(operation)
+        await operation.finished()
+        #expect(operation.state == .successFinished)
+        #expect(try operation.result?.get().query.isEmpty == true)
     }
 }
 
@@ -264,6 +275,7 @@ struct ObservabilityBadInputTests {
         observed.scope.configure { $0.baseURL = base }
         let operation = APIManager.withDefaultAPI(observed.scope) { APIManager.operation(ObservedAPI.echo, as: Seen.self) }
         _ = try? await operation.run()
+        await operation.telemetryReported()
         #expect(operation.isFinishedOrCancelled)
         let spans = observed.tracer.finishedSpans
         #expect(!spans.isEmpty)
@@ -283,6 +295,7 @@ struct ObservabilityBadInputTests {
         }
         // DemoServer may refuse that many (its HTTP parser answers 400): either way the call ends.
         _ = try? await operation.run()
+        await operation.telemetryReported()
         #expect(operation.isFinishedOrCancelled)
         let log = observed.capture.text
         #expect(log.contains("X-Many-999"))

@@ -41,7 +41,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// The response body parsed once, for the authentication rule and the pipeline.
     private let parsed = ParsedBodyCache()
     /// The call's metrics, spans and request logs, once attached.
-    private let telemetry = Locked<CallTelemetry?>(nil)
+    let telemetry = Locked<CallTelemetry?>(nil)
 
     init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
          pipeline: ResponsePipeline<Model>, preflight: APIError?) {

@@ -76,6 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
         await server.stop()
         await trackerServer.stop()
         if let tracing, !json {
+            await APIManager.telemetryReported()
             print("\nSpan tree of the section \"An expired token\" (in-memory tracer):")
             for line in tracing.spanTree() { print("  " + line) }
             print("\nMetrics of the demo's API (swift-metrics, kept in memory):")
