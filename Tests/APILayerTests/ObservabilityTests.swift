@@ -97,6 +97,9 @@ struct ObservabilityTests {
         #expect(granted.ok)
         #expect(coordinator.refreshCount == 1)
 
+        // The refresh reports on a queue of its own.
+        let tracer = observed.tracer
+        #expect(await eventually { tracer.finishedSpans.contains { $0.operationName == "observed token refresh" } })
         let spans = observed.tracer.finishedSpans
         let call = try #require(spans.first { $0.operationName == "observed protected" })
         #expect(call.parentSpanID == nil)

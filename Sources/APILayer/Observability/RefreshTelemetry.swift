@@ -1,3 +1,4 @@
+import Dispatch
 import Instrumentation
 import Metrics
 import NetOps
@@ -31,14 +32,21 @@ struct RefreshTelemetry: Sendable {
         return span
     }
 
-    /// Ends a refresh's span and counts it.
+    /// Ends a refresh's span and counts it, on a reporting queue: the parked operations are
+    /// replayed at once, whatever the backends take.
     func refreshEnded(_ span: any Span, failure: String?) {
-        if let failure {
-            span.attributes[SpanAttributeKey.errorType] = "refreshFailed"
-            span.setStatus(SpanStatus(code: .error, message: redaction.text(failure)))
+        let instant = DefaultTracerClock.now
+        let factory = metricsFactory ?? MetricsSystem.factory
+        PendingReports.shared.add()
+        DispatchQueue.global(qos: .utility).async { [self] in
+            if let failure {
+                span.attributes[SpanAttributeKey.errorType] = "refreshFailed"
+                span.setStatus(SpanStatus(code: .error, message: redaction.text(failure)))
+            }
+            CallMetrics.refreshed(api: api, succeeded: failure == nil, factory: factory)
+            span.end(at: instant)
+            PendingReports.shared.remove()
         }
-        span.end()
-        CallMetrics.refreshed(api: api, succeeded: failure == nil, factory: metricsFactory ?? MetricsSystem.factory)
     }
 }
 
