@@ -81,22 +81,11 @@ struct ConnectivityCommand: AsyncParsableCommand {
             _ = try await operation.run()
             outcome = ["outcome": "ok", "detail": "HTTP \(operation.response?.statusCode ?? 0)"]
         } catch let error as NetOpsError {
-            outcome = ["outcome": Self.name(of: error.kind), "detail": error.description]
+            outcome = ["outcome": error.kind.name, "detail": error.description]
         } catch {
             outcome = ["outcome": "error", "detail": String(describing: error)]
         }
         try? await session?.shutdownNIOEngine()
         return outcome
-    }
-
-    static func name(of kind: NetOpsError.Kind) -> String {
-        switch kind {
-        case .offline: return "offline"
-        case .cannotConnect: return "cannotConnect"
-        case .connectionLost: return "connectionLost"
-        case .idleTimeout, .deadlineExceeded: return "timeout"
-        case .invalidURL, .unsupportedScheme: return "invalidURL"
-        default: return "other"
-        }
     }
 }

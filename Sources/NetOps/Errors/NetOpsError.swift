@@ -69,8 +69,14 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`.
+    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`: the URL
+    /// without its query, and anything in a reason that looks like a credential replaced by
+    /// `<redacted>` (see `Redaction`).
     public var description: String {
+        Redaction.standard.text(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         let target = url.map { " for \(Self.redacted($0))" } ?? ""
         switch kind {
         case let .invalidURL(text): return "invalid URL '\(text)'"
@@ -102,5 +108,30 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         components.password = nil
         components.fragment = nil
         return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+    }
+}
+
+extension NetOpsError.Kind {
+    /// The case's name, e.g. `cannotConnect` or `offline`: a low-cardinality label for metrics,
+    /// spans (OpenTelemetry's `error.type`) and scripts.
+    public var name: String {
+        switch self {
+        case .invalidURL: return "invalidURL"
+        case .unsupportedScheme: return "unsupportedScheme"
+        case .cannotConnect: return "cannotConnect"
+        case .offline: return "offline"
+        case .connectionLost: return "connectionLost"
+        case .truncatedBody: return "truncatedBody"
+        case .transport: return "transport"
+        case .httpStatus: return "httpStatus"
+        case .cancelled: return "cancelled"
+        case .idleTimeout: return "idleTimeout"
+        case .deadlineExceeded: return "deadlineExceeded"
+        case .tooSoon: return "tooSoon"
+        case .file: return "file"
+        case .invalidBody: return "invalidBody"
+        case .authenticationFailed: return "authenticationFailed"
+        case .rejected: return "rejected"
+        }
     }
 }

@@ -77,12 +77,16 @@ extension BaseOperation {
                 return
             }
         }
-        let counted = withLock { () -> Bool in
-            guard isCurrent(prepared.attempt) else { return false }
+        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?)? in
+            guard isCurrent(prepared.attempt) else { return nil }
             storage.attemptsMade += 1
-            return true
+            return (storage.attemptsMade, storage.observer)
         }
-        guard counted else { return }
+        guard let counted else { return }
+        if let observer = counted.observer {
+            request = observer.willSend(request, attempt: counted.number, for: self)
+        }
+        withLock { storage.lastSentRequest = request }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt)
         let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
@@ -174,6 +178,9 @@ extension BaseOperation {
             let replayable: Bool
             let check: (@Sendable (BaseOperation) -> NetOpsError?)?
             let connectivity: ConnectivityMonitor?
+            let observer: (any TransferObserver)?
+            let progress: TransferProgress
+            let resumedAt: Int64
         }
         let outcome = withLock { () -> Outcome? in
             guard isCurrent(attempt) else { return nil }
@@ -187,12 +194,20 @@ extension BaseOperation {
                 waited: storage.retryWaited,
                 replayable: isReplayableLocked,
                 check: storage.responseCheck,
-                connectivity: storage.connectivityMonitor
+                connectivity: storage.connectivityMonitor,
+                observer: storage.observer,
+                progress: storage.progress,
+                resumedAt: storage.requestedOffset
             )
         }
         guard let outcome else { return }
         // A failure to connect is told apart from the network being down, outside the lock.
         let failureError = outcome.error.map { Self.connectivityVerdict(on: $0, monitor: outcome.connectivity) }
+        if let observer = outcome.observer {
+            let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
+            observer.didFinish(AttemptReport(attempt: outcome.attemptsMade, response: outcome.response, error: failureError,
+                                             bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
+        }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
         if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
