@@ -110,6 +110,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     private struct State {
         var configuration: Configuration
+        /// Counts the changes of `configuration`: `configure` stores its result only if none
+        /// came in between.
+        var generation: UInt64 = 0
         var authentication: AuthenticationCoordinator?
     }
 
@@ -129,14 +132,30 @@ public final class APIScope: Sendable, CustomStringConvertible {
     /// The scope's configuration (authentication apart).
     public var configuration: Configuration {
         get { state.withLock { $0.configuration } }
-        set { state.withLock { $0.configuration = newValue } }
+        set {
+            state.withLock {
+                $0.configuration = newValue
+                $0.generation &+= 1
+            }
+        }
     }
 
-    /// Changes parts of the configuration in one step.
+    /// Changes parts of the configuration in one step: two `configure` calls at once both take
+    /// effect. `update` runs outside the scope's lock (it may read the scope) and runs again, on
+    /// the newer configuration, if another change landed while it ran.
     public func configure(_ update: (inout Configuration) -> Void) {
-        var configuration = self.configuration
-        update(&configuration)
-        state.withLock { $0.configuration = configuration }
+        while true {
+            let (current, generation) = state.withLock { ($0.configuration, $0.generation) }
+            var changed = current
+            update(&changed)
+            let stored = state.withLock { state -> Bool in
+                guard state.generation == generation else { return false }
+                state.configuration = changed
+                state.generation &+= 1
+                return true
+            }
+            if stored { return }
+        }
     }
 
     /// The scope's name.
