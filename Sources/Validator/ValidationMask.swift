@@ -4,6 +4,7 @@
 /// objects directly inside it (arrays do not add a level). Every object reached through a key is
 /// a sub-entity. Value types and rules are checked at every depth the validator walks into.
 public struct ValidationMask: OptionSet, Sendable, Hashable {
+    /// The mask's bits, one per check.
     public let rawValue: UInt
 
     /// Creates a mask from its bits.
