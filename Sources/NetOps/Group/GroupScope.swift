@@ -53,6 +53,9 @@ extension BaseOperation: GroupMember {
 ///   the lock and queues it there, so the queue holds them in the order they happened; the
 ///   thread that finds nobody delivering becomes the deliverer and drains the queue outside the
 ///   lock, so the group's handlers are called one at a time, in that order.
+/// - `suspend()` and `resume()` of the group racing, or a member starting while the members are
+///   walked: the flag changes under the group's lock, members are acted on outside every lock,
+///   and whoever acted checks the flag's change count afterwards and acts again if it moved.
 package final class GroupScope: Sendable {
     /// The scope of the group whose body is running on this task or thread, if any.
     @TaskLocal package static var current: GroupScope?
