@@ -97,6 +97,8 @@ final class ChaosFactory: Sendable {
             }
             ledger.completed(id, operation: finished, state: state)
             logger.debug("\(fullLabel): \(state)\(finished.error.map { " — \($0)" } ?? "") \(String(describing: finished))")
+            // The request as a command, credential included (redacted): the run's log check covers it.
+            logger.trace("\(fullLabel): \(finished.cURLDescription)")
         }
         return (operation, id)
     }

@@ -43,11 +43,15 @@ public final class TemplateStore: Sendable {
     private let mutation = LockedBox<Void>(())
     /// How folders are moved (tests force the cross-file-system path).
     let mover: DirectoryMover
+    /// The folder the store was made on, and the record of where its templates moved.
+    private let home: TemplateFolderRecord
 
     /// The limits archives must stay within.
     public let limits: ArchiveLimits
 
-    /// Makes a store on `directory`; the folder is created when first written to.
+    /// Makes a store on `directory`; the folder is created when first written to. If an earlier
+    /// process moved this folder with `setNewPathToTemplateDirectory(_:)`, the store uses the
+    /// folder the templates were moved to (see `TemplateFolderRecord`).
     ///
     /// - Parameters:
     ///   - directory: The template folder.
@@ -57,7 +61,9 @@ public final class TemplateStore: Sendable {
     }
 
     init(directory: URL, limits: ArchiveLimits, mover: DirectoryMover) {
-        state = LockedBox(State(directory: directory.standardizedFileURL))
+        let home = TemplateFolderRecord(home: directory.standardizedFileURL)
+        state = LockedBox(State(directory: home.movedFolder() ?? home.home))
+        self.home = home
         self.limits = limits
         self.mover = mover
     }
@@ -342,7 +348,11 @@ public final class TemplateStore: Sendable {
     /// One file system: a rename. Across file systems: copy, verify, switch, then delete the old
     /// folder. The destination must not exist or be an empty folder. The cache stays valid, and
     /// readers keep working during the move. A failure leaves the old folder in use and intact.
-    /// - Throws: `TemplaterError.moveFailed`.
+    ///
+    /// The new place is remembered across restarts: a store made later on the folder this one
+    /// was made on uses the moved folder (a record file beside the original folder says where).
+    /// - Throws: `TemplaterError.moveFailed` (also when the folder moved but the record could not
+    ///   be written; the store then uses the new folder, a later process the original one).
     public func setNewPathToTemplateDirectory(_ newDirectory: URL) throws(TemplaterError) {
         try mutate { () throws(TemplaterError) in
             let plan = try self.mover.prepare(from: self.directory, to: newDirectory)
@@ -352,6 +362,12 @@ public final class TemplateStore: Sendable {
                 state.generation &+= 1
             }
             try self.mover.finish(plan)
+            do {
+                try self.home.record(newDirectory)
+            } catch {
+                throw .moveFailed(from: self.home.home.path, to: newDirectory.path,
+                                  reason: "moved, but where to could not be recorded for the next start: \(error)")
+            }
         }
     }
 

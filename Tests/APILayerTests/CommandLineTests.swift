@@ -129,4 +129,22 @@ struct DemoCommandTests {
         // Token values never reach the output.
         #expect(!result.output.contains("at-") && !result.error.contains("at-"))
     }
+
+    /// `--trace`: the span tree of the expired-token section (ten calls, each parked and
+    /// replayed, and the one refresh) and the metrics of the run.
+    @Test func demoTracePrintsTheSpanTreeAndTheMetrics() async throws {
+        let result = try await APILayerExecutable.run(["demo", "--trace"])
+        #expect(result.status == 0, "\(result.error)")
+        let output = result.output
+        let tree = output.components(separatedBy: "Span tree of the section").last ?? ""
+        let treeLines = tree.components(separatedBy: "Metrics of the demo's API").first?.split(separator: "\n") ?? []
+        #expect(treeLines.filter { $0.contains("demo wall.get (internal") && $0.contains("events: postponed, replayed") }.count == 10)
+        // A call that went after the refresh began was parked before sending: it has one attempt only.
+        #expect(treeLines.contains { $0.contains("GET (client") && $0.contains("http.request.resend_count=1") })
+        #expect(treeLines.filter { $0.contains("demo token refresh (internal") }.count == 1)
+        #expect(output.contains("apilayer.requests{api=demo,method=wall.get,status_class=2xx,outcome=success}"))
+        #expect(output.contains("apilayer.retries{api=demo,method=wall.get,reason=replay}"))
+        #expect(output.contains("apilayer.operations.parked{api=demo} now 0.0"))
+        #expect(!output.contains("at-") && !result.error.contains("at-"))
+    }
 }

@@ -71,6 +71,22 @@ private func authenticatedScope(_ name: String, base: URL, token: String, tokenU
 /// tests configure.
 @Suite("API scopes", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
 struct ScopeTests {
+    /// `configure` calls from many threads at once: none of their changes is lost.
+    @Test func concurrentConfigureCallsAllTakeEffect() async throws {
+        let scope = APIScope(name: "configure-race")
+        let threads = 8, perThread = 200
+        try await offCooperativePool {
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for index in 0..<perThread {
+                    scope.configure { $0.trustedOrigins.append(URL(string: "https://h\(thread)-\(index).example")!) }
+                }
+            }
+        }
+        let origins = scope.configuration.trustedOrigins
+        #expect(origins.count == threads * perThread)
+        #expect(Set(origins).count == threads * perThread)
+    }
+
     /// The bug a service met: after configuring authentication, a plain operation to another
     /// host carried the API's token. Plain operations carry none, on any host.
     @Test func aPlainOperationNeverCarriesAnAPIsToken() async throws {

@@ -6,7 +6,7 @@ public final class LogCapture: @unchecked Sendable {
     private struct Entry {
         let level: Logger.Level
         let message: String
-        /// Level, message, metadata and the error's description and reflection.
+        /// Level, message, metadata (the logger's and the event's) and the error's description and reflection.
         let line: String
     }
 
@@ -53,7 +53,7 @@ public final class LogCapture: @unchecked Sendable {
             let error = event.error.map { "\(String(describing: $0)) \(String(reflecting: $0))" } ?? ""
             capture.append(Entry(
                 level: event.level, message: event.message.description,
-                line: "\(event.level) \(event.message) \(event.metadata ?? [:]) \(error)"))
+                line: "\(event.level) \(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 }) \(error)"))
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
+import Instrumentation
 import Logging
 import NetOps
+import Tracing
 import Validator
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -74,20 +76,31 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     /// How tokens are placed and failures recognised.
     public let configuration: Configuration
     private let logger: Logger
+    private let telemetry: RefreshTelemetry
 
     /// A coordinator refreshing through `authenticator` and saving tokens in `store`, starting
-    /// from the stored token when there is a readable one.
-    public init(authenticator: any Authenticator, store: any TokenStore, configuration: Configuration = Configuration(),
-                logger: Logger = Logger(label: "APILayer.Authentication")) {
+    /// from the stored token when there is a readable one. Its refreshes are counted and traced
+    /// through the global metrics and tracing systems, as API `unscoped`; an `APIScope`'s
+    /// coordinator reports under the scope's name, factory and tracer.
+    public convenience init(authenticator: any Authenticator, store: any TokenStore,
+                            configuration: Configuration = Configuration(),
+                            logger: Logger = Logger(label: "APILayer.Authentication")) {
+        self.init(authenticator: authenticator, store: store, configuration: configuration, logger: logger,
+                  telemetry: RefreshTelemetry(api: "unscoped"))
+    }
+
+    init(authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
+         telemetry: RefreshTelemetry) {
         self.authenticator = authenticator
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        self.telemetry = telemetry
         var initial = State()
         do {
             initial.token = try store.load()
         } catch {
-            logger.warning("stored token ignored: \(error)")
+            logger.warning("stored token ignored: \(telemetry.redaction.text(String(describing: error)))")
         }
         state = Locked(initial)
     }
@@ -133,7 +146,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         do {
             loaded = try store.load()
         } catch {
-            logger.warning("stored token ignored: \(error)")
+            logger.warning("stored token ignored: \(telemetry.redaction.text(String(describing: error)))")
             loaded = nil
         }
         state.withLock { state in
@@ -153,7 +166,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 state.waiters.append(continuation)
                 return beginRefreshLocked(&state)
             }
-            if start { launchRefresh() }
+            if start { launchRefresh(parent: ServiceContext.current) }
         }
     }
 
@@ -180,7 +193,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
             operation.userInfo[Self.versionKey] = version
             return .proceed(placement.apply(token, to: request))
         case let .needsToken(wait):
-            return settle(wait, url: request.url).map(RequestDecision.fail) ?? .postpone
+            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? .postpone
         }
     }
 
@@ -205,7 +218,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         case .replayNow:
             return .retry(after: 0)
         case let .needsToken(wait):
-            return settle(wait, url: response.url).map(ResponseDecision.fail) ?? .postpone
+            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? .postpone
         }
     }
 
@@ -239,12 +252,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Outside the lock: launches the refresh `wait` started; returns the error to end the
     /// operation with, or nil to park it.
-    private func settle(_ wait: TokenWait, url: URL?) -> NetOpsError? {
+    private func settle(_ wait: TokenWait, url: URL?, for operation: BaseOperation) -> NetOpsError? {
         switch wait {
         case .wait:
             return nil
         case .waitAndRefresh:
-            launchRefresh()
+            launchRefresh(parent: (operation as? any TraceContextHolder)?.traceContext)
             return nil
         case let .fail(error):
             return NetOpsError(.authenticationFailed(reason: error.description), url: url)
@@ -291,15 +304,20 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         return refusal
     }
 
-    private func launchRefresh() {
-        Task { await refresh() }
+    /// Starts the refresh; its span is a child of `parent`, the call that needed it.
+    private func launchRefresh(parent: ServiceContext?) {
+        Task { await refresh(parent: parent) }
     }
 
-    private func refresh() async {
+    private func refresh(parent: ServiceContext?) async {
         let current = state.withLock { $0.token }
         logger.debug("refreshing the token")
+        let span = telemetry.startRefreshSpan(parent: parent)
         do {
-            let fresh = try await authenticator.refresh(current: current)
+            let authenticator = self.authenticator
+            let fresh = try await ServiceContext.$current.withValue(span.context) {
+                try await authenticator.refresh(current: current)
+            }
             let waiters = state.withLock { state -> [CheckedContinuation<Token, any Error>] in
                 state.token = fresh
                 state.version += 1
@@ -309,7 +327,8 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(error)") }
+            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(telemetry.redaction.text(String(describing: error)))") }
+            telemetry.refreshEnded(span, failure: nil)
             let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
             logger.info("token refreshed; replaying \(parked.count) parked operations")
             for operation in parked { operation.replay() }
@@ -323,8 +342,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 defer { state.waiters = [] }
                 return state.waiters
             }
+            telemetry.refreshEnded(span, failure: reason)
             let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
-            logger.error("token refresh failed (\(reason)); failing \(parked.count) parked operations")
+            logger.error("token refresh failed (\(telemetry.redaction.text(reason))); failing \(parked.count) parked operations")
             for operation in parked {
                 operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: reason), url: operation.request?.url))
             }

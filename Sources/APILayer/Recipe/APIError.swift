@@ -36,6 +36,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The server's error body decoded into the API's `errorModel`, when the stage is `server`
     /// and the body fits the model.
     public let serverError: (any APIErrorModel)?
+    /// What the description hides: the operation's API's redaction, or the standard one.
+    private let redaction: Redaction
 
     /// An error of `stage` for `method`.
     public init(_ stage: Stage, method: String, operation: BaseOperation? = nil, serverError: (any APIErrorModel)? = nil) {
@@ -43,6 +45,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         self.method = method
         self.operation = operation
         self.serverError = serverError
+        redaction = operation?.redaction ?? .standard
     }
 
     /// The stage's name: `construction`, `transport`, `server`, `templateMissing`,
@@ -60,8 +63,13 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    /// One readable line: method, stage and reason.
+    /// One readable line: method, stage and reason, with credentials and secret parameters
+    /// replaced by `<redacted>` (see `Redaction`).
     public var description: String {
+        redaction.text(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         let reason: String
         switch stage {
         case let .construction(text), let .templateMissing(text), let .templateInvalid(text), let .parsing(text):

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Instrumentation
 import NetOps
 
 extension APIManager {
@@ -34,6 +35,20 @@ extension APIManager {
         at keyPath: String? = nil, parser: ParseStep? = nil
     ) -> APIOperation<Model> {
         let scope = Method.api.snapshot
+        let made = makeOperation(method, scope: scope, properties: properties, headers: headers, as: type, at: keyPath,
+                                 parser: parser)
+        let configuration = scope.configuration
+        made.redaction = configuration.redaction
+        made.observe(with: CallTelemetry(api: scope.name, method: method.rawValue, configuration: configuration,
+                                         parent: ServiceContext.current ?? .topLevel))
+        return made
+    }
+
+    /// The operation of `operation(…)`, before its telemetry is attached.
+    private static func makeOperation<Method: APIMethod, Model: Decodable & Sendable>(
+        _ method: Method, scope: APIScope.Snapshot, properties: Parameters, headers: [String: String], as type: Model.Type,
+        at keyPath: String?, parser: ParseStep?
+    ) -> APIOperation<Model> {
         let configuration = scope.configuration
         let stubDelay = configuration.stubMode.delay
         let pipeline = ResponsePipeline<Model>(method: method, keyPath: keyPath, parser: parser, configuration: configuration,

@@ -78,4 +78,23 @@ extension APIManager {
             if let session { $0.session = session }
         }
     }
+
+    /// Prepares the default API as `prepareBeforeUsing(baseURL:templates:session:stubMode:)`
+    /// does, after unpacking the service's shipped template archive into `templates`: the first
+    /// start (or the first after the archive changed) unpacks it, every later one finds its
+    /// SHA-256 recorded and writes nothing. Templates the service wrote itself are kept unless
+    /// the archive holds the same names. Call it at every start-up.
+    ///
+    /// - Returns: What unpacking did (`.unpacked` or `.alreadyUpToDate`).
+    /// - Throws: `TemplaterError` when the archive is unreadable or refused; the API is then
+    ///   left as it was.
+    @discardableResult
+    public static func prepareBeforeUsing(
+        baseURL: URL, templates: TemplateStore = Templater.shared, unpacking archive: URL,
+        session: NetworkSession? = nil, stubMode: StubMode = .off
+    ) throws(TemplaterError) -> UnarchiveReport {
+        let report = try templates.unarchiveDefaultTemplates(from: archive)
+        prepareBeforeUsing(baseURL: baseURL, templates: templates, session: session, stubMode: stubMode)
+        return report
+    }
 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import Instrumentation
 import NetOps
 import Validator
 
@@ -23,7 +24,8 @@ import Validator
 /// APIManager.asyncQueue.addOperation(operation)
 /// // or: let issues = try await operation.run()
 /// ```
-public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, ParsedBodyHolder, @unchecked Sendable {
+public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, ParsedBodyHolder, TraceContextHolder,
+    @unchecked Sendable {
     // @unchecked: the only mutable state is in `Locked` boxes; the rest is immutable.
 
     /// The API method's name (its raw value).
@@ -38,6 +40,8 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     private let outcome = Locked<Result<Model, APIError>?>(nil)
     /// The response body parsed once, for the authentication rule and the pipeline.
     private let parsed = ParsedBodyCache()
+    /// The call's metrics, spans and request logs, once attached.
+    let telemetry = Locked<CallTelemetry?>(nil)
 
     init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
          pipeline: ResponsePipeline<Model>, preflight: APIError?) {
@@ -59,6 +63,26 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         self.init(request: .failure(NetOpsError(.rejected(reason: error.description), url: nil)), body: .none,
                   ownedBodyFile: nil, pipeline: pipeline, preflight: error)
     }
+
+    // MARK: Telemetry
+
+    /// The ID of this call in its log lines' metadata (`apilayer.request_id`) and its span's
+    /// attributes; nil for an operation made without its API's telemetry.
+    public var requestID: String? { telemetry.withLock { $0?.requestID } }
+
+    /// Reports the call through `telemetry` from now on.
+    func observe(with telemetry: CallTelemetry) {
+        self.telemetry.withLock { $0 = telemetry }
+        transferObserver = telemetry
+        (self as BaseOperation).onCompletion { operation in
+            guard let operation = operation as? APIOperation<Model> else { return }
+            let failure: APIError? = if case let .failure(error) = operation.finalResult() { error } else { nil }
+            telemetry.finish(failure: failure, operationError: operation.error)
+        }
+    }
+
+    /// The context of the call's span, for work done on its behalf.
+    var traceContext: ServiceContext? { telemetry.withLock { $0 }?.spanContext }
 
     // MARK: The result
 
@@ -99,8 +123,12 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// operation.
     private func check() -> NetOpsError? {
         let body = receivedData
-        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) })
+        var stages: [PipelineStage] = []
+        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
+                                        passed: { stages.append($0) })
         checked.withLock { $0 = verdict }
+        let failedStage: String? = if case let .failure(error) = verdict { error.stageName } else { nil }
+        telemetry.withLock { $0 }?.pipelineChecked(passed: stages, failedStage: failedStage)
         if case let .failure(error) = verdict { return NetOpsError(.rejected(reason: error.description), url: request?.url) }
         return nil
     }

@@ -18,6 +18,13 @@ extension APIManager {
     public typealias ParseStep = @Sendable (JSONValue) throws -> JSONValue
 }
 
+/// A stage of the pipeline a response passed, as an event on the call's span.
+enum PipelineStage: String {
+    case parsed = "response.parsed"
+    case validated = "response.validated"
+    case mapped = "response.mapped"
+}
+
 /// What happens to a response after its transfer, for one call: the service's body check,
 /// validation against the method's template (or its custom checks), the parser step, mapping.
 struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
@@ -52,8 +59,10 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// The body is parsed once (by `parsed`, which an operation answers from what its
     /// authentication rule already parsed): the body check, validation, the parser step and
     /// mapping all read that one value, and the model is decoded from it directly.
+    /// `passed` is told each stage the body passed (`parsed`, `validated`, `mapped`), for the
+    /// call's span.
     func evaluate(_ body: Data, status: Int?, operation: BaseOperation,
-                  parsed: () -> Result<JSONValue, any Error>) -> Result<Model, APIError> {
+                  parsed: () -> Result<JSONValue, any Error>, passed: (PipelineStage) -> Void = { _ in }) -> Result<Model, APIError> {
         func fail(_ stage: APIError.Stage) -> Result<Model, APIError> {
             .failure(APIError(stage, method: name, operation: operation))
         }
@@ -64,6 +73,7 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         do { json = try parsed().get() } catch {
             return fail(.parsing(body.isEmpty ? "the response is empty" : "the response is not JSON: \(error)"))
         }
+        passed(.parsed)
         if let bodyError, let message = bodyError(json) {
             return fail(.server(status: status, message: message))
         }
@@ -77,8 +87,11 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
             }
             let errors = validation.validate(json, template: template)
             guard errors.isEmpty else { return fail(.validation(errors)) }
+            passed(.validated)
         }
-        return decode(json, operation: operation)
+        let decoded = decode(json, operation: operation)
+        if case .success = decoded { passed(.mapped) }
+        return decoded
     }
 
     /// The `server` stage of a body that came with an unaccepted `status`: decoded into the

@@ -1,11 +1,15 @@
 import Foundation
+import Instrumentation
 import Logging
 import Mapper
+import Metrics
 import NetOps
 import Templater
+import Tracing
 
 /// Everything that belongs to one API a service calls: base URL and trusted origins,
-/// templates, session, authentication, retry policy, mapper configuration, stub mode, logger.
+/// templates, session, authentication, retry policy, mapper configuration, stub mode, logger,
+/// and where its metrics and spans go.
 ///
 /// A service that calls its own backend and a third-party API declares one scope for each, and
 /// each method enum names its scope; a token then only ever goes to its own API's origins:
@@ -47,15 +51,28 @@ public final class APIScope: Sendable, CustomStringConvertible {
         public var mapperConfiguration: Mapper.Configuration
         /// Whether calls answer from the templates instead of the network.
         public var stubMode: StubMode
-        /// Where the API's calls and its authentication log.
+        /// Where the API's calls and its authentication log. At `debug` level each request and
+        /// response gets a line, with the call's request ID in the metadata.
         public var logger: Logger
+        /// Where the API's metrics go; nil: `MetricsSystem.factory`, read when each operation is
+        /// made (nothing is recorded while the service bootstrapped no backend). APILayer never
+        /// bootstraps the metrics system itself.
+        public var metricsFactory: (any MetricsFactory)?
+        /// Where the API's spans go, and how trace context is injected into requests; nil:
+        /// `InstrumentationSystem.tracer`, read when each operation is made (a no-op tracer
+        /// until the service bootstraps one).
+        public var tracer: (any Tracer)?
+        /// What log lines, `cURLDescription`, span attributes and error texts of this API hide:
+        /// the standard credential headers and parameters, plus what the API adds.
+        public var redaction: Redaction
 
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
             session: NetworkSession? = nil, retryPolicy: RetryPolicy? = nil,
             mapperConfiguration: Mapper.Configuration = Mapper.Configuration(), stubMode: StubMode = .off,
-            logger: Logger = Logger(label: "APILayer")
+            logger: Logger = Logger(label: "APILayer"), metricsFactory: (any MetricsFactory)? = nil,
+            tracer: (any Tracer)? = nil, redaction: Redaction = .standard
         ) {
             self.baseURL = baseURL
             self.trustedOrigins = trustedOrigins
@@ -65,7 +82,16 @@ public final class APIScope: Sendable, CustomStringConvertible {
             self.mapperConfiguration = mapperConfiguration
             self.stubMode = stubMode
             self.logger = logger
+            self.metricsFactory = metricsFactory
+            self.tracer = tracer
+            self.redaction = redaction
         }
+
+        /// The metrics factory calls record into: the configured one, else the global one.
+        var resolvedMetricsFactory: any MetricsFactory { metricsFactory ?? MetricsSystem.factory }
+
+        /// The tracer calls report to: the configured one, else the global one.
+        var resolvedTracer: any Tracer { tracer ?? InstrumentationSystem.tracer }
 
         /// The origins the API's token may go to: the base URL's and the trusted ones.
         public var origins: Set<APIOrigin> {
@@ -84,6 +110,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     private struct State {
         var configuration: Configuration
+        /// Counts the changes of `configuration`: `configure` stores its result only if none
+        /// came in between.
+        var generation: UInt64 = 0
         var authentication: AuthenticationCoordinator?
     }
 
@@ -103,14 +132,30 @@ public final class APIScope: Sendable, CustomStringConvertible {
     /// The scope's configuration (authentication apart).
     public var configuration: Configuration {
         get { state.withLock { $0.configuration } }
-        set { state.withLock { $0.configuration = newValue } }
+        set {
+            state.withLock {
+                $0.configuration = newValue
+                $0.generation &+= 1
+            }
+        }
     }
 
-    /// Changes parts of the configuration in one step.
+    /// Changes parts of the configuration in one step: two `configure` calls at once both take
+    /// effect. `update` runs outside the scope's lock (it may read the scope) and runs again, on
+    /// the newer configuration, if another change landed while it ran.
     public func configure(_ update: (inout Configuration) -> Void) {
-        var configuration = self.configuration
-        update(&configuration)
-        state.withLock { $0.configuration = configuration }
+        while true {
+            let (current, generation) = state.withLock { ($0.configuration, $0.generation) }
+            var changed = current
+            update(&changed)
+            let stored = state.withLock { state -> Bool in
+                guard state.generation == generation else { return false }
+                state.configuration = changed
+                state.generation &+= 1
+                return true
+            }
+            if stored { return }
+        }
     }
 
     /// The scope's name.
@@ -151,7 +196,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
             logger.error("token store \(store.storeIdentity ?? "?") of API \(name) is already used by API \(other): each would overwrite the other's saved token, and after a restart both would load the same one; give each API its own store")
         }
         let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: store, configuration: configuration,
-                                                    logger: logger)
+                                                    logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration))
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }

@@ -30,6 +30,9 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The engine under the operations: urlsession (default) or nio (SwiftNIO, AsyncHTTPClient).")
     var engine: Engine = .urlsession
 
+    @Flag(help: "Trace the demo's API: print the span tree of one section and the metrics the run recorded.")
+    var trace = false
+
     func run() async throws {
         let report = DemoReport(quiet: json)
         let server = try await DemoServer.start()
@@ -52,7 +55,11 @@ struct DemoCommand: AsyncParsableCommand {
         let session: NetworkSession? = engine == .nio ? .nio(configuration: NIOEngineConfiguration(concurrency: 16)) : nil
         // The demo's API is a scope of its own, bound to this task: the process's default API is
         // left alone (two demos can run side by side in one process, as the tests do).
-        let scope = APIScope(name: "demo", configuration: .init(session: session, logger: logger))
+        // With --trace the scope reports to a tracer and metrics of its own, in memory: nothing
+        // process-wide is bootstrapped.
+        let tracing = trace ? DemoTrace() : nil
+        let scope = APIScope(name: "demo", configuration: .init(session: session, logger: logger, metricsFactory: tracing?.metrics,
+                                                                tracer: tracing?.tracer))
         let realm = "demo"
         await APIManager.withDefaultAPI(scope) {
             let coordinator = SampleAPI.prepareAPIManager(
@@ -61,13 +68,20 @@ struct DemoCommand: AsyncParsableCommand {
             report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
             report.say("Engine: \(engine == .nio ? "SwiftNIO (AsyncHTTPClient)" : "URLSession (FoundationNetworking)")")
             let scenario = DemoScenario(server: server, trackerServer: trackerServer, realm: realm, coordinator: coordinator,
-                                        report: report, session: session)
+                                        report: report, session: session, tracing: tracing)
             await scenario.runAll()
             APIManager.removeAuthentication()
         }
         try? await session?.shutdownNIOEngine()
         await server.stop()
         await trackerServer.stop()
+        if let tracing, !json {
+            await APIManager.telemetryReported()
+            print("\nSpan tree of the section \"An expired token\" (in-memory tracer):")
+            for line in tracing.spanTree() { print("  " + line) }
+            print("\nMetrics of the demo's API (swift-metrics, kept in memory):")
+            for line in tracing.metricLines() { print("  " + line) }
+        }
         report.finish(json: json)
         if report.failures > 0 { throw ExitCode(1) }
     }

@@ -14,6 +14,8 @@ struct DemoScenario {
     let report: DemoReport
     /// The session of the demo's engine; nil: the default (URLSession).
     let session: NetworkSession?
+    /// With `--trace`: the tracer and metrics of the demo's API.
+    var tracing: DemoTrace?
 
     /// SampleService's state in the demo's realm.
     var service: SampleService { server.sampleService(realm: realm) }
@@ -24,7 +26,11 @@ struct DemoScenario {
         await usersValidatedAndMapped()
         await pagination()
         await brokenTemplate()
-        await expiredToken()
+        if let tracing {
+            await tracing.traced { await expiredToken() }
+        } else {
+            await expiredToken()
+        }
         await profileScreen()
         await photoUploadAndDownload()
         await suspendAndResume()

@@ -113,6 +113,9 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
 
     // MARK: Errors
 
+    /// libcurl's texts for "no connection could be made", as FoundationNetworking passes them on.
+    private static let curlConnectFailures = ["Couldn't connect to server", "Could not resolve host", "Couldn't resolve host"]
+
     /// Maps a FoundationNetworking error onto the engine-neutral failure.
     static func failure(from error: any Error) -> TransferFailure {
         guard let urlError = error as? URLError else {
@@ -129,7 +132,11 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             return .connectionLost(reason)
         case .unsupportedURL, .badURL: return .unsupportedURL(reason)
         case .fileDoesNotExist, .noPermissionsToReadFile, .cannotOpenFile: return .file(reason)
-        default: return .other(code: urlError.errorCode, reason: reason)
+        default:
+            // FoundationNetworking reports some of libcurl's connect failures (no route, the
+            // network down) as `.unknown`, with curl's own text.
+            if curlConnectFailures.contains(where: { reason.contains($0) }) { return .cannotConnect(reason) }
+            return .other(code: urlError.errorCode, reason: reason)
         }
     }
 }

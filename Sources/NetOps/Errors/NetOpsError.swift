@@ -8,8 +8,13 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case invalidURL(String)
         /// The URL's scheme is not `http` or `https`.
         case unsupportedScheme(String)
-        /// No connection could be made (refused, unknown host, …).
+        /// No connection could be made to this host (refused, unknown host, …) while the
+        /// machine itself seemed able to reach the network.
         case cannotConnect(reason: String)
+        /// No connection could be made because the machine cannot reach the network: no
+        /// interface other than loopback is up, the route is missing, or the operation's
+        /// `ConnectivityMonitor` last found it offline (see `Docs/operations.md`).
+        case offline(reason: String)
         /// The connection broke before the response was complete.
         case connectionLost(reason: String)
         /// The response body ended before its announced length.
@@ -64,13 +69,20 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`.
+    /// One readable line, e.g. `HTTP status 404 for http://127.0.0.1:8080/missing`: the URL
+    /// without its query, and anything in a reason that looks like a credential replaced by
+    /// `<redacted>` (see `Redaction`).
     public var description: String {
+        Redaction.standard.text(unredactedDescription)
+    }
+
+    private var unredactedDescription: String {
         let target = url.map { " for \(Self.redacted($0))" } ?? ""
         switch kind {
         case let .invalidURL(text): return "invalid URL '\(text)'"
         case let .unsupportedScheme(scheme): return "unsupported URL scheme '\(scheme)'\(target)"
         case let .cannotConnect(reason): return "cannot connect\(target): \(reason)"
+        case let .offline(reason): return "offline, cannot connect\(target): \(reason)"
         case let .connectionLost(reason): return "connection lost\(target): \(reason)"
         case let .truncatedBody(expected, received):
             return "response body truncated\(target): \(received) of \(expected) bytes arrived"
@@ -96,5 +108,30 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         components.password = nil
         components.fragment = nil
         return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+    }
+}
+
+extension NetOpsError.Kind {
+    /// The case's name, e.g. `cannotConnect` or `offline`: a low-cardinality label for metrics,
+    /// spans (OpenTelemetry's `error.type`) and scripts.
+    public var name: String {
+        switch self {
+        case .invalidURL: return "invalidURL"
+        case .unsupportedScheme: return "unsupportedScheme"
+        case .cannotConnect: return "cannotConnect"
+        case .offline: return "offline"
+        case .connectionLost: return "connectionLost"
+        case .truncatedBody: return "truncatedBody"
+        case .transport: return "transport"
+        case .httpStatus: return "httpStatus"
+        case .cancelled: return "cancelled"
+        case .idleTimeout: return "idleTimeout"
+        case .deadlineExceeded: return "deadlineExceeded"
+        case .tooSoon: return "tooSoon"
+        case .file: return "file"
+        case .invalidBody: return "invalidBody"
+        case .authenticationFailed: return "authenticationFailed"
+        case .rejected: return "rejected"
+        }
     }
 }

@@ -77,12 +77,16 @@ extension BaseOperation {
                 return
             }
         }
-        let counted = withLock { () -> Bool in
-            guard isCurrent(prepared.attempt) else { return false }
+        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?)? in
+            guard isCurrent(prepared.attempt) else { return nil }
             storage.attemptsMade += 1
-            return true
+            return (storage.attemptsMade, storage.observer)
         }
-        guard counted else { return }
+        guard let counted else { return }
+        if let observer = counted.observer {
+            request = observer.willSend(request, attempt: counted.number, for: self)
+        }
+        withLock { storage.lastSentRequest = request }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt)
         let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
@@ -173,6 +177,10 @@ extension BaseOperation {
             let waited: TimeInterval
             let replayable: Bool
             let check: (@Sendable (BaseOperation) -> NetOpsError?)?
+            let connectivity: ConnectivityMonitor?
+            let observer: (any TransferObserver)?
+            let progress: TransferProgress
+            let resumedAt: Int64
         }
         let outcome = withLock { () -> Outcome? in
             guard isCurrent(attempt) else { return nil }
@@ -185,16 +193,27 @@ extension BaseOperation {
                 attemptsMade: storage.attemptsMade,
                 waited: storage.retryWaited,
                 replayable: isReplayableLocked,
-                check: storage.responseCheck
+                check: storage.responseCheck,
+                connectivity: storage.connectivityMonitor,
+                observer: storage.observer,
+                progress: storage.progress,
+                resumedAt: storage.requestedOffset
             )
         }
         guard let outcome else { return }
+        // A failure to connect is told apart from the network being down, outside the lock.
+        let failureError = outcome.error.map { Self.connectivityVerdict(on: $0, monitor: outcome.connectivity) }
+        if let observer = outcome.observer {
+            let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
+            observer.didFinish(AttemptReport(attempt: outcome.attemptsMade, response: outcome.response, error: failureError,
+                                             bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
+        }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
         if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
             decision = interceptor.judge(response, body: outcome.body, for: self)
         }
-        if case .useDefault = decision, let error = outcome.error {
+        if case .useDefault = decision, let error = failureError {
             var random = JitterRandom()
             if let delay = outcome.policy.delay(after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
                                                 waited: outcome.waited, replayable: outcome.replayable, random: &random) {
@@ -203,7 +222,7 @@ extension BaseOperation {
         }
         // … then, for a response the operation accepts, the check of the layer above …
         var rejection: NetOpsError?
-        if case .useDefault = decision, outcome.error == nil, let check = outcome.check {
+        if case .useDefault = decision, failureError == nil, let check = outcome.check {
             rejection = check(self)
         }
         // … and the result applied under the lock, if nothing overtook it meanwhile.
@@ -219,8 +238,8 @@ extension BaseOperation {
                 if sink is FileSink { sink.discard() }
                 apply({ $0.transferFinished(succeeded: false) }, to: &effects)
             case .useDefault:
-                storage.error = outcome.error ?? rejection
-                if outcome.error == nil {
+                storage.error = failureError ?? rejection
+                if failureError == nil {
                     do { try sink.commit() } catch { storage.error = fileError(error) }
                 }
                 // A body that came with an unaccepted status, or that the check rejected, stays

@@ -73,6 +73,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var isReplayable: Bool?
         var userInfo: [String: any Sendable] = [:]
         var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
+        var connectivityMonitor: ConnectivityMonitor?
+        var observer: (any TransferObserver)?
+        /// The last request handed to the engine (credential and trace headers included).
+        var lastSentRequest: URLRequest?
+        var redaction = Redaction.standard
         /// The process-wide defaults, read once when the operation was made.
         let defaults: Defaults
     }
@@ -190,6 +195,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public override func start() {
         let group = GroupScope.current
         group?.adopt(self)
+        withLock { storage.observer }?.operationWillStart(self)
         transition { $0.start() }
         // Started while its group is suspended: suspended at once.
         group?.memberStarted(self)
@@ -368,7 +374,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)
-            withLock { storage.interceptor ?? storage.defaults.interceptor }?.didPostpone(self)
+            let (interceptor, observer) = withLock { (storage.interceptor ?? storage.defaults.interceptor, storage.observer) }
+            observer?.didPark(self)
+            interceptor?.didPostpone(self)
         }
         if effects.postExecuting, !effects.postFinished {
             willChangeValue(forKey: "isExecuting")

@@ -84,7 +84,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public func isTransient(_ error: NetOpsError) -> Bool {
         switch error.kind {
         case let .httpStatus(status): return retryableStatuses.contains(status)
-        case .cannotConnect, .connectionLost, .truncatedBody, .idleTimeout: return true
+        case .cannotConnect, .offline, .connectionLost, .truncatedBody, .idleTimeout: return true
         case .transport: return true
         default: return false
         }
