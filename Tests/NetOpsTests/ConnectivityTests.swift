@@ -51,7 +51,12 @@ struct ConnectivityTests {
         #expect(reason.contains("the probe URL did not answer"))
         let again = try await DemoServer.start(port: port)
         defer { Task { await again.stop() } }
-        #expect(await updates.next() == .online)
+        // Rechecks made before the server is back may publish another offline verdict first (its
+        // reason changes when a loaded machine makes the probe time out instead of being
+        // refused): what matters is that online comes, and comes next after them.
+        var next = await updates.next()
+        while case .offline? = next { next = await updates.next() }
+        #expect(next == .online)
         await monitor.waitUntilOnline()
         #expect(monitor.status == .online)
     }

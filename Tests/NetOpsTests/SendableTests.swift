@@ -28,4 +28,19 @@ struct SendableTests {
         let progress: GroupProgress = try await Task.detached { _ = try await group.run(); return group.progress }.value
         #expect(progress == GroupProgress())
     }
+
+    @Test(arguments: TestEngine.allCases) func typedCombinatorsAndGroupSuspensionCrossConcurrencyDomains(_ engine: TestEngine) async throws {
+        let url = try await TestServer.url("bytes/16")
+        let (data, count) = try await Task.detached {
+            try await combine(DTO.get(url).on(engine), GO<Int> { _ in 2 })
+        }.value
+        #expect(data.receivedData.count == 16 && count == 2)
+        let result = await Task.detached { data.result.map { (try? $0.get()) === data } }.value
+        #expect(result == true)
+        let group = GO<Int> { _ in 3 }
+        let suspended = await Task.detached { group.suspend() }.value
+        #expect(!suspended, "a group that has not started cannot be suspended")
+        let mapped = try await Task.detached { try await group.map { $0 + 1 } }.value
+        #expect(mapped == 4)
+    }
 }

@@ -163,3 +163,10 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         parsed.clear()
     }
 }
+
+extension APIOperation: TypedOperation {
+    /// An API operation gives its model.
+    public typealias Output = Model
+    /// The `APIError` naming the stage that failed.
+    public typealias Failure = APIError
+}

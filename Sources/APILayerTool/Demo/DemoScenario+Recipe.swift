@@ -107,6 +107,16 @@ extension DemoScenario {
             failed("profile", error)
         }
 
+        // The same screen without a group: `combine` of operations of different models gives a
+        // typed tuple.
+        do {
+            let (users, wall) = try await combine(SampleAPI.users([2]), SampleAPI.wall(of: 2, count: 3))
+            report.check(users.first?.id == 2 && wall.items.count == 3,
+                         "combine(users, wall): ([User], Page<WallPost>) = (\(users.count) user, \(wall.items.count) posts)")
+        } catch {
+            failed("combine", error)
+        }
+
         // A screen holding that group and one more call, on a slow server (2 s per call),
         // closed before it loads: one cancel reaches the nested group's requests too.
         service.latency = 2

@@ -56,6 +56,28 @@ extension DemoScenario {
         let counts = operation.resumptionCounts
         report.check(operation.state == .successFinished && hex(bytes) == hex(DemoPayload.data(size: size)),
                      "\(bytes.count) bytes on disk, byte-identical to the server's after \(counts.ranged) ranged resumptions")
+
+        // A group suspends what it runs: two bodies side by side, paused and continued as one.
+        let half = 4 << 20
+        let parts = [onEngine(DTO.get(url("bytes/\(half)?rate=\(8 << 20)"))), onEngine(DTO.get(url("bytes/\(half)?rate=\(8 << 20)")))]
+        let group = GO<Int> { context in
+            async let first = context.run(parts[0])
+            async let second = context.run(parts[1])
+            return try await first.receivedData.count + second.receivedData.count
+        }
+        group.start()
+        while parts.contains(where: { $0.progress.bytesReceived < Int64(half / 4) && $0.isWorkingOrInProcess }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if group.suspend() {
+            report.say("  group \(group.stateDescription): its requests \(parts.map(\.stateDescription).joined(separator: ", ")) at \(parts.map { String($0.progress.bytesReceived >> 10) }.joined(separator: " and ")) KiB")
+            try? await Task.sleep(for: .milliseconds(150))
+            group.resume()
+        }
+        let total = (try? await group.run()) ?? 0
+        report.check(group.state == .successFinished && total == 2 * half
+                     && parts.allSatisfy { hex($0.receivedData) == hex(DemoPayload.data(size: half)) },
+                     "a group suspended and resumed as one: both bodies complete and byte-identical")
     }
 
     func ownerCancellation() async {

@@ -32,8 +32,8 @@ public typealias GO<Result: Sendable> = GroupOperation<Result>
 /// check `context.isCancelled` between steps to stop early).
 ///
 /// A group is a Foundation `Operation` (asynchronous): it works in any `OperationQueue`, with
-/// dependencies, and ends in one of the states of `OperationState` (it is never suspended).
-/// What a failing sub-operation does to the group is its `GroupFailurePolicy`. Groups nest
+/// dependencies, and ends in one of the states of `OperationState`; `suspend()` pauses every
+/// sub-operation it is running, `resume()` continues them. What a failing sub-operation does to the group is its `GroupFailurePolicy`. Groups nest
 /// without limit.
 public final class GroupOperation<Result: Sendable>: Operation, @unchecked Sendable {
     // @unchecked: every mutable property lives in `storage`, a `Locked` box; the rest is
@@ -131,17 +131,26 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// Starts the body. A queue calls this for you; a group cancelled before it started
     /// finishes at once without running its body. Starting a started group does nothing.
     public override func start() {
-        GroupScope.current?.adopt(self)
+        let parent = GroupScope.current
+        parent?.adopt(self)
         let (before, after, body) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Body?) in
             let before = storage.machine
+            // On a suspended group `start()` resumes: the body is already running.
+            if before.current == .suspended { return (before, before, nil) }
             let action = storage.machine.start()
             guard action == .beginTransfer else { return (before, storage.machine, nil) }
             // Listed before anything can end it (its end unlists it): owners find it from now.
             OperationRegistry.track(self)
             return (before, storage.machine, storage.body)
         }
-        publish(from: before, to: after)
-        if let body { launch(body) }
+        if before.current == .suspended {
+            resume()
+        } else {
+            publish(from: before, to: after)
+            if let body { launch(body) }
+        }
+        // Started while the enclosing group is suspended: suspended at once.
+        parent?.memberStarted(self)
     }
 
     /// Cancels the group and everything running inside it: every operation its body started
@@ -292,7 +301,14 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         // Members already final count as completed in `progress` before the group ends.
         scope.settle()
         let recorded = policy == .failFast ? scope.failures.first : nil
-        let (before, after) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine) in
+        let (before, after, wasSuspended) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Bool) in
+            // The body may end while the group is suspended (its operations had ended, or were
+            // cancelled): the group ends all the same, and lets go of its members' suspension.
+            let wasSuspended = storage.machine.current == .suspended
+            if wasSuspended {
+                _ = storage.machine.resume()
+                scope.setSuspended(false)
+            }
             let before = storage.machine
             let failure = storage.firstFailure ?? recorded
             var succeeded = failure == nil
@@ -309,8 +325,9 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             }
             storage.body = nil
             storage.task = nil
-            return (before, storage.machine)
+            return (before, storage.machine, wasSuspended)
         }
+        if wasSuspended { scope.applySuspension() }
         if after.state == .failedFinished { scope.cancel() }
         publish(from: before, to: after)
     }

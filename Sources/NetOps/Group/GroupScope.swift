@@ -12,6 +12,10 @@ protocol GroupMember: AnyObject, Sendable {
     var memberOperation: Operation { get }
     /// Calls `handler` with the member's byte counts whenever they change, until it ends.
     func observeBytes(_ handler: @escaping @Sendable (TransferProgress) -> Void)
+    /// Pauses a working member; false when it was not working.
+    @discardableResult func suspend() -> Bool
+    /// Continues a suspended member; false when it was not suspended.
+    @discardableResult func resume() -> Bool
 }
 
 extension BaseOperation: GroupMember {
@@ -49,6 +53,9 @@ extension BaseOperation: GroupMember {
 ///   the lock and queues it there, so the queue holds them in the order they happened; the
 ///   thread that finds nobody delivering becomes the deliverer and drains the queue outside the
 ///   lock, so the group's handlers are called one at a time, in that order.
+/// - `suspend()` and `resume()` of the group racing, or a member starting while the members are
+///   walked: the flag changes under the group's lock, members are acted on outside every lock,
+///   and whoever acted checks the flag's change count afterwards and acts again if it moved.
 package final class GroupScope: Sendable {
     /// The scope of the group whose body is running on this task or thread, if any.
     @TaskLocal package static var current: GroupScope?
@@ -57,6 +64,10 @@ package final class GroupScope: Sendable {
         var members: [ObjectIdentifier: any GroupMember] = [:]
         var failures: [GroupFailure] = []
         var isCancelled = false
+        /// Whether the group is suspended: its members should be too.
+        var isSuspended = false
+        /// Counts the changes of `isSuspended`, so that a thread applying one notices a newer one.
+        var suspensionChanges = 0
         var onFailure: (@Sendable (GroupFailure) -> Void)?
         /// The latest byte counts of each running member. A member leaves it when it ends (its
         /// counts move to `endedBytes`): an identifier is only unique while its object lives,
@@ -162,6 +173,59 @@ package final class GroupScope: Sendable {
             return Array(state.members.values)
         }
         for member in members { member.cancel() }
+    }
+
+    // MARK: Suspension
+
+    /// Records whether the group is suspended. Cheap: the group calls it under its own lock, so
+    /// the scope's flag changes in the same order as the group's state; `applySuspension()`
+    /// then carries it out, outside every lock.
+    func setSuspended(_ suspended: Bool) {
+        state.withLock { state in
+            guard state.isSuspended != suspended else { return }
+            state.isSuspended = suspended
+            state.suspensionChanges &+= 1
+        }
+    }
+
+    /// Suspends (or resumes) every member still running, as `setSuspended` last said.
+    ///
+    /// A `suspend()` and a `resume()` of the group on two threads may apply their flags to the
+    /// members in the opposite order to the one they set them in; so after acting, this checks
+    /// that the flag did not change meanwhile, and acts again if it did. The last thread to
+    /// finish has acted on the latest flag.
+    func applySuspension() {
+        while true {
+            let (suspended, change, members) = state.withLock { ($0.isSuspended, $0.suspensionChanges, Array($0.members.values)) }
+            for member in members {
+                if suspended { member.suspend() } else { member.resume() }
+            }
+            if state.withLock({ $0.suspensionChanges }) == change { return }
+        }
+    }
+
+    /// A member has just started: when the group is suspended, it is suspended at once (it
+    /// keeps the bytes that arrived, and continues when the group resumes).
+    ///
+    /// Called after the member's `start()`, so a `resume()` of the group that walked the members
+    /// before the member was working is caught here: the flag is read again after acting.
+    func memberStarted(_ member: some GroupMember) {
+        let id = ObjectIdentifier(member)
+        var suspendedIt = false
+        while true {
+            let (suspended, change, isMember) = state.withLock { ($0.isSuspended, $0.suspensionChanges, $0.members[id] != nil) }
+            guard isMember else { return }
+            if suspended {
+                member.suspend()
+                suspendedIt = true
+            } else if suspendedIt {
+                member.resume()
+                suspendedIt = false
+            } else {
+                return
+            }
+            if state.withLock({ $0.suspensionChanges }) == change { return }
+        }
     }
 
     /// Notices members that already ended but whose final-waiter has not run yet (a `syncStart()`

@@ -193,9 +193,12 @@ open class BaseOperation: Operation, @unchecked Sendable {
     ///
     /// A queue calls this for you. An operation cancelled before it started finishes at once.
     public override func start() {
-        GroupScope.current?.adopt(self)
+        let group = GroupScope.current
+        group?.adopt(self)
         withLock { storage.observer }?.operationWillStart(self)
         transition { $0.start() }
+        // Started while its group is suspended: suspended at once.
+        group?.memberStarted(self)
     }
 
     /// Cancels the operation: the transfer stops, partial data is discarded, the state becomes

@@ -6,7 +6,7 @@ enum OperationRegistry {
     }
 
     private static let active = Locked<[ObjectIdentifier: WeakOperation]>([:])
-    private static let retained = Locked<[ObjectIdentifier: BaseOperation]>([:])
+    private static let retained = Locked<[ObjectIdentifier: any OwnedOperation]>([:])
 
     static func track(_ operation: some OwnedOperation) {
         active.withLock { $0[ObjectIdentifier(operation)] = WeakOperation(operation: operation) }
@@ -21,11 +21,11 @@ enum OperationRegistry {
         active.withLock { $0.values.compactMap(\.operation) }
     }
 
-    static func retain(_ operation: BaseOperation) {
+    static func retain(_ operation: some OwnedOperation) {
         retained.withLock { $0[ObjectIdentifier(operation)] = operation }
     }
 
-    static func release(_ operation: BaseOperation) {
+    static func release(_ operation: some OwnedOperation) {
         retained.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(operation)) }
     }
 }
