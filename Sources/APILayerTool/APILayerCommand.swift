@@ -6,6 +6,9 @@ struct APILayerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apilayer",
         abstract: "A layered network stack for Swift services on Linux.",
-        subcommands: [DemoCommand.self, ValidateCommand.self, TemplatesCommand.self, BenchCommand.self, ServeCommand.self, TokenWriterCommand.self, ChaosCommand.self, ConnectivityCommand.self]
+        subcommands: [
+            DemoCommand.self, ValidateCommand.self, TemplatesCommand.self, BenchCommand.self, ServeCommand.self, TokenWriterCommand.self,
+            ChaosCommand.self, ConnectivityCommand.self,
+        ]
     )
 }

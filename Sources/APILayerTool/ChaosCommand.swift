@@ -18,12 +18,14 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(help: "The seed of the plan (random when omitted).")
     var seed: UInt64?
 
-    @Option(help: "The engine: urlsession or nio.", transform: { text in
-        guard let engine = ChaosEngine(rawValue: text.lowercased()) else {
-            throw ValidationError("unknown engine '\(text)' (urlsession or nio)")
-        }
-        return engine
-    })
+    @Option(
+        help: "The engine: urlsession or nio.",
+        transform: { text in
+            guard let engine = ChaosEngine(rawValue: text.lowercased()) else {
+                throw ValidationError("unknown engine '\(text)' (urlsession or nio)")
+            }
+            return engine
+        })
     var engine: ChaosEngine = .urlsession
 
     @Flag(help: "Print the figures as JSON.")

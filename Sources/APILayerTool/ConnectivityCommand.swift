@@ -47,8 +47,9 @@ struct ConnectivityCommand: AsyncParsableCommand {
             }
             probe = url
         }
-        let monitor = ConnectivityMonitor(configuration: .init(
-            resolverProbeHosts: resolverHosts, probeURL: probe, probeTimeout: timeout))
+        let monitor = ConnectivityMonitor(
+            configuration: .init(
+                resolverProbeHosts: resolverHosts, probeURL: probe, probeTimeout: timeout))
         var report: [String: Any] = ["interfaces": NetworkInterfaces.usable()]
         var lines: [String] = []
         if let tryURL {
@@ -64,7 +65,7 @@ struct ConnectivityCommand: AsyncParsableCommand {
             let data = try JSONSerialization.data(withJSONObject: report, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
-            lines.forEach { print($0) }
+            for line in lines { print(line) }
         }
         if !status.isOnline { throw ExitCode(1) }
     }

@@ -16,8 +16,10 @@ final class ChaosFactory: Sendable {
     let owners: [ChaosOwner]
     let logger: Logger
 
-    init(base: URL, realmBase: URL, session: NetworkSession, coordinator: AuthenticationCoordinator, ledger: ChaosLedger,
-         downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger) {
+    init(
+        base: URL, realmBase: URL, session: NetworkSession, coordinator: AuthenticationCoordinator, ledger: ChaosLedger,
+        downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger
+    ) {
         self.base = base
         self.realmBase = realmBase
         self.session = session
@@ -45,8 +47,10 @@ final class ChaosFactory: Sendable {
 
     // MARK: Single operations
 
-    private func makeSingle(_ kind: ChaosKind, owner: ChaosOwner, label: String, topLevel: Bool,
-                            using generator: inout SeededGenerator) -> (operation: BaseOperation, id: Int) {
+    private func makeSingle(
+        _ kind: ChaosKind, owner: ChaosOwner, label: String, topLevel: Bool,
+        using generator: inout SeededGenerator
+    ) -> (operation: BaseOperation, id: Int) {
         let operation: BaseOperation
         let route: String
         switch kind {
@@ -130,8 +134,10 @@ final class ChaosFactory: Sendable {
             group = GroupOperation<Int>(policy: detail % 2 == 0 ? .failFast : .collectPartialResults) { [self] context in
                 var generator = SeededGenerator(seed: detail)
                 let parallel = (0..<2).map { index in
-                    makeSingle(index == 0 ? .download : .data, owner: owner, label: "\(label)/\(index)", topLevel: false,
-                               using: &generator).operation
+                    makeSingle(
+                        index == 0 ? .download : .data, owner: owner, label: "\(label)/\(index)", topLevel: false,
+                        using: &generator
+                    ).operation
                 }
                 let nested = makeGroup(.group, owner: owner, label: "\(label)/inner", topLevel: false, detail: generator.next())
                 try await withThrowingTaskGroup(of: Void.self) { tasks in

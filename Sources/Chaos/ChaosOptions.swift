@@ -20,8 +20,10 @@ public struct ChaosOptions: Sendable {
     public var logger: Logger
 
     /// Options for `operations` operations from `seed` on `engine`, working in `workDirectory`.
-    public init(operations: Int, seed: UInt64, engine: ChaosEngine = .urlsession, workDirectory: URL,
-                logger: Logger = Logger(label: "APILayer.Chaos")) {
+    public init(
+        operations: Int, seed: UInt64, engine: ChaosEngine = .urlsession, workDirectory: URL,
+        logger: Logger = Logger(label: "APILayer.Chaos")
+    ) {
         self.operations = operations
         self.seed = seed
         self.engine = engine

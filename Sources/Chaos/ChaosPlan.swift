@@ -53,14 +53,20 @@ struct ChaosPlan: Sendable {
             var pick = generator.next() % total
             var kind = ChaosKind.data
             for (candidate, weight) in kinds {
-                if pick < weight { kind = candidate; break }
+                if pick < weight {
+                    kind = candidate
+                    break
+                }
                 pick -= weight
             }
             let laneRoll = generator.next() % 10
-            let lane: ChaosLane = laneRoll < 5 ? .queue(Int(generator.next() % UInt64(Self.queueCount)))
+            let lane: ChaosLane =
+                laneRoll < 5
+                ? .queue(Int(generator.next() % UInt64(Self.queueCount)))
                 : laneRoll < 8 ? .await : .sync
-            return PlannedOperation(index: index, kind: kind, lane: lane,
-                                    owner: Int(generator.next() % UInt64(Self.ownerCount)), detail: generator.next())
+            return PlannedOperation(
+                index: index, kind: kind, lane: lane,
+                owner: Int(generator.next() % UInt64(Self.ownerCount)), detail: generator.next())
         }
     }
 }

@@ -42,18 +42,19 @@ public enum ChaosRunner {
 
         let ledger = ChaosLedger()
         let owners = (0..<ChaosPlan.ownerCount).map { ChaosOwner(name: "owner-\($0)") }
-        let factory = ChaosFactory(base: server.baseURL, realmBase: realmBase, session: session, coordinator: coordinator,
-                                   ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger)
+        let factory = ChaosFactory(
+            base: server.baseURL, realmBase: realmBase, session: session, coordinator: coordinator,
+            ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger)
         let plan = ChaosPlan(count: options.operations, seed: options.seed)
         let agitators = (0..<2).map { index in
             ChaosAgitator(ledger: ledger, owners: owners, authority: authority, seed: options.seed &+ UInt64(index) &+ 1)
         }
-        agitators.forEach { $0.start() }
+        for agitator in agitators { agitator.start() }
 
         let lanes = ChaosLanes(plan: plan, factory: factory, ledger: ledger)
         lanes.start()
         let settled = await watch(ledger: ledger, lanes: lanes, stallLimit: options.stallLimit)
-        agitators.forEach { $0.stop() }
+        for agitator in agitators { agitator.stop() }
 
         var report = ChaosReport()
         if settled {

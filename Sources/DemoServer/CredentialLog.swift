@@ -47,8 +47,10 @@ struct CredentialLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let authorization = request.headers[.authorization]
         let accessToken = request.uri.queryParameters["access_token"].map(String.init)
         if authorization != nil || accessToken != nil {
-            log.record(SeenCredential(method: request.method.rawValue, path: request.uri.path,
-                                      authorization: authorization, accessToken: accessToken))
+            log.record(
+                SeenCredential(
+                    method: request.method.rawValue, path: request.uri.path,
+                    authorization: authorization, accessToken: accessToken))
         }
         return try await next(request, context)
     }

@@ -32,9 +32,11 @@ public final class DemoServer: Sendable {
     private let trackerServices: TrackerServices
     private let credentials: CredentialLog
 
-    private init(port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
-                 counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices,
-                 trackerServices: TrackerServices, credentials: CredentialLog) {
+    private init(
+        port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
+        counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices,
+        trackerServices: TrackerServices, credentials: CredentialLog
+    ) {
         self.realms = realms
         self.sampleServices = sampleServices
         self.trackerServices = trackerServices
@@ -96,8 +98,9 @@ public final class DemoServer: Sendable {
             let reason = await runTask.result.failureDescription
             throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
         }
-        return DemoServer(port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms,
-                          sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials)
+        return DemoServer(
+            port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms,
+            sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials)
     }
 
     /// Stops accepting connections, lets requests in flight end, and returns when the server is down.

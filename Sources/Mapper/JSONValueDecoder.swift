@@ -29,8 +29,10 @@ final class JSONValueDecoder: Decoder {
         case let .object(object):
             return KeyedDecodingContainer(KeyedContainer<Key>(object: object, decoder: self))
         case .null:
-            throw DecodingError.valueNotFound([String: Any].self, .init(
-                codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                [String: Any].self,
+                .init(
+                    codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
         default:
             throw context.mismatch([String: Any].self, value, at: codingPath)
         }
@@ -41,8 +43,10 @@ final class JSONValueDecoder: Decoder {
         case let .array(array):
             return UnkeyedContainer(array: array, decoder: self)
         case .null:
-            throw DecodingError.valueNotFound([Any].self, .init(
-                codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+            throw DecodingError.valueNotFound(
+                [Any].self,
+                .init(
+                    codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
         default:
             throw context.mismatch([Any].self, value, at: codingPath)
         }
@@ -127,8 +131,12 @@ final class DecodingContext {
         let result: T?
         let text: String
         switch value {
-        case let .int(int): result = T(exactly: int); text = "\(int)"
-        case let .double(double): result = T(exactly: double); text = "\(double)"
+        case let .int(int):
+            result = T(exactly: int)
+            text = "\(int)"
+        case let .double(double):
+            result = T(exactly: double)
+            text = "\(double)"
         default: throw unexpected(type, value, at: path())
         }
         guard let result else {
@@ -156,7 +164,8 @@ final class DecodingContext {
         case let .formatted(formatter):
             let text = try string(value, at: path())
             guard let date = formatter.date(from: text) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Date string does not match format expected by formatter."))
+                throw DecodingError.dataCorrupted(
+                    .init(codingPath: path(), debugDescription: "Date string does not match format expected by formatter."))
             }
             return date
         #endif
@@ -339,8 +348,10 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func require(_ key: Key) throws -> JSONValue {
         guard let value = find(key) else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
         return value
     }
@@ -419,8 +430,10 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any?.self, .init(
-                codingPath: codingPath + [AnyKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                Any?.self,
+                .init(
+                    codingPath: codingPath + [AnyKey(index: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         guard array[currentIndex] == .null else { return false }
         currentIndex += 1

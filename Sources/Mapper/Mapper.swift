@@ -76,8 +76,9 @@ public enum Mapper {
     ) throws -> Model {
         let prefix = keyPath?.isEmpty == false ? keyPath : nil
         let value = try prefix.map { try Self.value(at: $0, in: json) } ?? json
-        let context = DecodingContext(keyStrategy: configuration.keyDecodingStrategy,
-                                      dateStrategy: configuration.dateDecodingStrategy)
+        let context = DecodingContext(
+            keyStrategy: configuration.keyDecodingStrategy,
+            dateStrategy: configuration.dateDecodingStrategy)
         do {
             return try context.decode(type, from: value, at: [])
         } catch let error as DecodingError {

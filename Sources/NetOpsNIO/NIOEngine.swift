@@ -1,15 +1,16 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Logging
-import NetOps
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NetOps
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// NetOps' engine on AsyncHTTPClient: one `HTTPClient` per session, on NIO's shared event loops.
 ///
@@ -34,7 +35,8 @@ final class NIOEngine: TransferEngine {
         settings.connectionPool = pool
         settings.timeout = HTTPClient.Configuration.Timeout(
             connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9)), read: nil)
-        settings.redirectConfiguration = configuration.followsRedirects
+        settings.redirectConfiguration =
+            configuration.followsRedirects
             ? .follow(max: configuration.maximumRedirects, allowCycles: false)
             : .disallow
         settings.httpVersion = .http1Only

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import NetOps
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NetOps
 
 /// Maps AsyncHTTPClient's and SwiftNIO's errors onto NetOps' engine-neutral failures, the way
 /// the URLSession engine maps `URLError`s, so operations report the same errors on both.

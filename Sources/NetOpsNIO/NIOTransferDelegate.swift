@@ -1,13 +1,14 @@
 import AsyncHTTPClient
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import NetOps
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
+import NetOps
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// Turns one AsyncHTTPClient request's callbacks into NetOps transfer events.
 ///

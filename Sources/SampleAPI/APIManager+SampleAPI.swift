@@ -24,14 +24,16 @@ extension SampleAPI {
 
     /// A page of `userID`'s friends (the current user's when nil).
     public static func friends(of userID: Int? = nil, offset: Int = 0, count: Int = 100) -> APIOperation<Page<User>> {
-        APIManager.operation(SampleAPI.friendsGet, properties: pageProperties("user_id", userID, offset, count),
-                             as: Page<User>.self, at: "response")
+        APIManager.operation(
+            SampleAPI.friendsGet, properties: pageProperties("user_id", userID, offset, count),
+            as: Page<User>.self, at: "response")
     }
 
     /// A page of the posts on `ownerID`'s wall (the current user's when nil), newest first.
     public static func wall(of ownerID: Int? = nil, offset: Int = 0, count: Int = 20) -> APIOperation<Page<WallPost>> {
-        APIManager.operation(SampleAPI.wallGet, properties: pageProperties("owner_id", ownerID, offset, count),
-                             as: Page<WallPost>.self, at: "response")
+        APIManager.operation(
+            SampleAPI.wallGet, properties: pageProperties("owner_id", ownerID, offset, count),
+            as: Page<WallPost>.self, at: "response")
     }
 
     /// Publishes `message` with `photos` attached on the current user's wall.
@@ -43,8 +45,9 @@ extension SampleAPI {
 
     /// A page of `ownerID`'s photos (the current user's when nil), newest first.
     public static func photos(of ownerID: Int? = nil, offset: Int = 0, count: Int = 20) -> APIOperation<Page<Photo>> {
-        APIManager.operation(SampleAPI.photosGetAll, properties: pageProperties("owner_id", ownerID, offset, count),
-                             as: Page<Photo>.self, at: "response")
+        APIManager.operation(
+            SampleAPI.photosGetAll, properties: pageProperties("owner_id", ownerID, offset, count),
+            as: Page<Photo>.self, at: "response")
     }
 
     /// Where to upload a wall photo.
@@ -55,9 +58,10 @@ extension SampleAPI {
     /// Turns an upload's receipt into a photo in the current user's wall album (the first and
     /// only element of the answer; the template allows exactly one).
     public static func saveWallPhoto(_ receipt: UploadReceipt) -> APIOperation<Photo> {
-        APIManager.operation(SampleAPI.photosSaveWallPhoto,
-                             properties: ["server": receipt.server, "photo": receipt.photo, "hash": receipt.hash],
-                             as: Photo.self, parser: { json in try Parser.value(at: "response.0", in: json) })
+        APIManager.operation(
+            SampleAPI.photosSaveWallPhoto,
+            properties: ["server": receipt.server, "photo": receipt.photo, "hash": receipt.hash],
+            as: Photo.self, parser: { json in try Parser.value(at: "response.0", in: json) })
     }
 
     /// Ends the access token at the service (`APIManager.logout()` also forgets it here).

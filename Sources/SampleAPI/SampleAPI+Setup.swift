@@ -35,8 +35,9 @@ extension SampleAPI {
         templates: TemplateStore = Templater.shared, stubMode: StubMode = .off
     ) -> AuthenticationCoordinator {
         APIManager.prepareBeforeUsing(baseURL: baseURL, templates: templates, stubMode: stubMode)
-        return APIManager.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: tokenURL),
-                                                  store: store, configuration: authenticationConfiguration)
+        return APIManager.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: tokenURL),
+            store: store, configuration: authenticationConfiguration)
     }
 
     /// A token that holds only a refresh token (what a login screen hands over): the first call

@@ -62,7 +62,7 @@ public enum SampleAPI: String, APIMethod, CaseIterable {
     public var tokenPlacement: TokenPlacement? {
         switch self {
         case .usersGet, .friendsGet, .wallGet, .wallPost, .photosGetAll, .photosGetWallUploadServer,
-             .photosSaveWallPhoto, .authLogout:
+            .photosSaveWallPhoto, .authLogout:
             return .queryParameter("access_token")
         }
     }
@@ -71,7 +71,7 @@ public enum SampleAPI: String, APIMethod, CaseIterable {
     public var validation: ValidationPolicy {
         switch self {
         case .usersGet, .friendsGet, .wallGet, .wallPost, .photosGetAll, .photosGetWallUploadServer,
-             .photosSaveWallPhoto, .authLogout:
+            .photosSaveWallPhoto, .authLogout:
             return .automatic(.all)
         }
     }

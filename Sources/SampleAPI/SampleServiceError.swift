@@ -21,7 +21,8 @@ public struct SampleServiceError: Error, Sendable, Equatable, CustomStringConver
     /// The error in `json`, or nil when `json` is not an error answer.
     public init?(json: JSONValue) {
         guard case let .object(root) = json, case let .object(error)? = root["error"],
-              case let .int(code)? = error["error_code"] else { return nil }
+            case let .int(code)? = error["error_code"]
+        else { return nil }
         self.code = code
         if case let .string(message)? = error["error_msg"] {
             self.message = message

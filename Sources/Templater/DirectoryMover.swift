@@ -39,8 +39,9 @@ struct DirectoryMover {
             guard contents.isEmpty else { throw failure("the destination folder is not empty") }
         }
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
         } catch {
             throw failure("cannot create the destination's parent: \(error.templaterReason)")
         }
@@ -84,8 +85,9 @@ struct DirectoryMover {
         do {
             try FileSystem.removeIfPresent(source)
         } catch {
-            throw .moveFailed(from: source.path, to: destination.path,
-                              reason: "moved, but the old folder could not be deleted: \(error.templaterReason)")
+            throw .moveFailed(
+                from: source.path, to: destination.path,
+                reason: "moved, but the old folder could not be deleted: \(error.templaterReason)")
         }
     }
 
@@ -113,7 +115,8 @@ struct DirectoryMover {
                 same = (try? Data(contentsOf: original)) == (try? Data(contentsOf: twin))
             case .symbolicLink:
                 let manager = FileManager.default
-                same = (try? manager.destinationOfSymbolicLink(atPath: original.path))
+                same =
+                    (try? manager.destinationOfSymbolicLink(atPath: original.path))
                     == (try? manager.destinationOfSymbolicLink(atPath: twin.path))
             case .folder, .other:
                 same = true

@@ -29,8 +29,9 @@ public enum TemplateDecoding {
     public static func check(_ template: JSONValue, name: String, path: String) throws(TemplaterError) {
         let problems = Validator.checkTemplate(template)
         guard problems.isEmpty else {
-            throw .invalidRules(name: name, path: path,
-                                reason: problems.map(\.description).joined(separator: "; "))
+            throw .invalidRules(
+                name: name, path: path,
+                reason: problems.map(\.description).joined(separator: "; "))
         }
     }
 

@@ -65,12 +65,13 @@ public struct TemplateName: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static func problem(withBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+        let slash = UInt8(ascii: "/")
+        let dot = UInt8(ascii: ".")
         if bytes.isEmpty { return "the name is empty" }
         if bytes.count > maxByteCount { return "the name is longer than \(maxByteCount) bytes" }
         if bytes[0] == slash { return "the name starts with '/' (an absolute path)" }
         if bytes[bytes.count - 1] == slash { return "the name ends with '/'" }
-        var previous = slash // the byte before the first one: a segment starts there
+        var previous = slash  // the byte before the first one: a segment starts there
         for index in bytes.indices {
             let byte = bytes[index]
             switch byte {
@@ -90,7 +91,7 @@ public struct TemplateName: Sendable, Hashable, CustomStringConvertible {
                 return "the name contains a backslash"
             case 0:
                 return "the name contains a NUL byte"
-            case 1 ..< 0x20, 0x7F:
+            case 1..<0x20, 0x7F:
                 return "the name contains a control character"
             default:
                 break

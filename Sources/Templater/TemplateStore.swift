@@ -100,7 +100,7 @@ public final class TemplateStore: Sendable {
 
     /// The template for an API method whose raw value is its name (e.g. an enum `MyAPI: String`).
     public func template<Method: RawRepresentable>(for method: Method) throws(TemplaterError) -> JSONValue?
-        where Method.RawValue == String {
+    where Method.RawValue == String {
         try template(for: TemplateName(method.rawValue))
     }
 
@@ -151,7 +151,7 @@ public final class TemplateStore: Sendable {
     private func versionedTemplate(for name: TemplateName) throws(TemplaterError) -> (json: JSONValue, generation: UInt64)? {
         // A concurrent move or unpack can pull the folder away between the snapshot and the read;
         // the generation tells, and the read is retried against the new folder.
-        for _ in 0 ..< 8 {
+        for _ in 0..<8 {
             let (cached, generation, folder) = state.withLock { ($0.cache[name], $0.generation, $0.readDirectory) }
             if let cached { return (cached, generation) }
             let url = folder.appendingPathComponent(name.fileName)
@@ -297,9 +297,10 @@ public final class TemplateStore: Sendable {
                 defer { parent?.close() }
                 // Unlinked under the lock with the cache update, as a write renames.
                 removed = try self.state.withLock { state throws(FileSystem.POSIXFailure) -> Bool in
-                    let removed = try parent.map { parent throws(FileSystem.POSIXFailure) in
-                        try FileSystem.unlink(name.leafFileName, in: parent)
-                    } ?? false
+                    let removed =
+                        try parent.map { parent throws(FileSystem.POSIXFailure) in
+                            try FileSystem.unlink(name.leafFileName, in: parent)
+                        } ?? false
                     state.generation &+= 1
                     state.cache[name] = nil
                     return removed
@@ -320,7 +321,10 @@ public final class TemplateStore: Sendable {
         try mutate { () throws(TemplaterError) in
             let folder = self.directory
             guard FileSystem.exists(folder) else {
-                self.state.withLock { $0.cache.removeAll(); $0.generation &+= 1 }
+                self.state.withLock {
+                    $0.cache.removeAll()
+                    $0.generation &+= 1
+                }
                 return
             }
             let aside = FileSystem.temporarySibling(of: folder, purpose: "removed")
@@ -365,8 +369,9 @@ public final class TemplateStore: Sendable {
             do {
                 try self.home.record(newDirectory)
             } catch {
-                throw .moveFailed(from: self.home.home.path, to: newDirectory.path,
-                                  reason: "moved, but where to could not be recorded for the next start: \(error)")
+                throw .moveFailed(
+                    from: self.home.home.path, to: newDirectory.path,
+                    reason: "moved, but where to could not be recorded for the next start: \(error)")
             }
         }
     }

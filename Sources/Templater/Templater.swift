@@ -33,7 +33,8 @@ public enum Templater {
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
             dataHome = URL(fileURLWithPath: xdg, isDirectory: true)
         } else {
-            let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+            let home =
+                environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
                 ?? FileManager.default.homeDirectoryForCurrentUser
             dataHome = home.appendingPathComponent(".local/share", isDirectory: true)
         }
@@ -61,7 +62,7 @@ public enum Templater {
 
     /// The template for an API method whose raw value is its name (e.g. an enum `MyAPI: String`).
     public static func template<Method: RawRepresentable>(for method: Method) throws(TemplaterError) -> JSONValue?
-        where Method.RawValue == String {
+    where Method.RawValue == String {
         try shared.template(for: method)
     }
 

@@ -64,8 +64,9 @@ extension Error {
         if let error = self as? TemplaterError { return error.description }
         let nsError = self as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError,
-           underlying.domain == NSPOSIXErrorDomain,
-           let message = strerror(Int32(underlying.code)) {
+            underlying.domain == NSPOSIXErrorDomain,
+            let message = strerror(Int32(underlying.code))
+        {
             return String(cString: message)
         }
         return String(describing: self)

@@ -3,8 +3,8 @@ import DemoServer
 import Foundation
 import NetOps
 import Templater
-import Testing
 import TestSupport
+import Testing
 import Validator
 
 /// `/delay?seconds=` answers `{"delayed": seconds}` after that long.
@@ -23,12 +23,17 @@ private enum SlowAPI: String, APIMethod {
 
 /// Runs `body` with a default API of its own on the shared DemoServer, or on a server of its
 /// own (`privateServer`) whose request count no other test moves.
-private func withSlowAPI(stubMode: StubMode = .off, templates: TemplateStore = Templater.shared, privateServer: Bool = false,
-                         engine: TestEngine = .urlSession, _ body: (DemoServer) async throws -> Void) async throws {
+private func withSlowAPI(
+    stubMode: StubMode = .off, templates: TemplateStore = Templater.shared, privateServer: Bool = false,
+    engine: TestEngine = .urlSession, _ body: (DemoServer) async throws -> Void
+) async throws {
     let server = privateServer ? try await DemoServer.start() : try await TestServer.get()
     defer { if privateServer { Task { await server.stop() } } }
-    let scope = APIScope(name: "operations", configuration: .init(baseURL: server.baseURL, templates: templates,
-                                                                  session: engine.session, stubMode: stubMode))
+    let scope = APIScope(
+        name: "operations",
+        configuration: .init(
+            baseURL: server.baseURL, templates: templates,
+            session: engine.session, stubMode: stubMode))
     try await APIManager.withDefaultAPI(scope) { try await body(server) }
 }
 
@@ -135,7 +140,10 @@ struct APIOperationTests {
             await #expect(throws: (any Error).self) { try await group.run() }
             #expect(operation.state == .failedFinished)
             #expect(group.state == .failedFinished)
-            guard case let .failure(error)? = operation.result else { Issue.record("no failure"); return }
+            guard case let .failure(error)? = operation.result else {
+                Issue.record("no failure")
+                return
+            }
             #expect(error.stageName == "validation")
             #expect(operation.error?.kind == .rejected(reason: error.description))
         }
@@ -221,7 +229,10 @@ struct APIOperationTests {
             #expect(unbuilt.state == .readyToStart)
             await #expect(throws: APIError.self) { try await unbuilt.run() }
             #expect(unbuilt.state == .failedFinished)
-            guard case let .failure(error)? = unbuilt.result else { Issue.record("no failure"); return }
+            guard case let .failure(error)? = unbuilt.result else {
+                Issue.record("no failure")
+                return
+            }
             #expect(error.stageName == "construction")
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import NetOps
 import Testing
 import Validator
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import TestSupport

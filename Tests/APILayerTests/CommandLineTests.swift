@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The `apilayer` executable, built by `swift build`/`swift test` beside the test bundle.
 enum APILayerExecutable {
@@ -82,7 +82,9 @@ struct ValidateCommandTests {
     @Test func badInputExitsTwoWithTheReasonOnStandardError() async throws {
         let files = try Self.files(template: #"{"id": 1, "id-Rules": {"noSuchRule": 1}}"#, response: "{not json")
         defer { try? FileManager.default.removeItem(at: files.directory) }
-        let missing = try await APILayerExecutable.run(["validate", files.directory.appendingPathComponent("absent.json").path, "--template", files.template])
+        let missing = try await APILayerExecutable.run([
+            "validate", files.directory.appendingPathComponent("absent.json").path, "--template", files.template,
+        ])
         #expect(missing.status == 2)
         #expect(!missing.error.isEmpty)
         let notJSON = try await APILayerExecutable.run(["validate", files.response, "--template", files.template])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Whether this process may make a network namespace (`unshare -n true` succeeds).
 enum NetworkNamespace {

@@ -7,8 +7,8 @@ import Logging
 import Metrics
 import MetricsTestKit
 import NetOps
-import Testing
 import TestSupport
+import Testing
 import Tracing
 import Validator
 
@@ -58,8 +58,9 @@ private struct Observed {
 
     init(server: DemoServer, name: String = "observed", engine: TestEngine = .urlSession) {
         realm = "obs\(UUID().uuidString.prefix(8))"
-        let configuration = APIScope.Configuration(baseURL: server.baseURL, session: engine.session, logger: capture.logger(),
-                                                   metricsFactory: metrics, tracer: tracer)
+        let configuration = APIScope.Configuration(
+            baseURL: server.baseURL, session: engine.session, logger: capture.logger(),
+            metricsFactory: metrics, tracer: tracer)
         scope = APIScope(name: name, configuration: configuration)
     }
 
@@ -108,8 +109,11 @@ struct ObservabilityTests {
         #expect(call.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
         #expect(call.status == nil)
         let events = call.events.map(\.name)
-        #expect(events == ["started", "request.sent", "response.received", "postponed", "replayed", "request.sent",
-                           "response.received", "response.parsed", "response.validated", "response.mapped", "response.checked"])
+        #expect(
+            events == [
+                "started", "request.sent", "response.received", "postponed", "replayed", "request.sent",
+                "response.received", "response.parsed", "response.validated", "response.mapped", "response.checked",
+            ])
 
         let children = spans.filter { $0.parentSpanID == call.spanID && $0.traceID == call.traceID }
         let attempts = children.filter { $0.operationName == "GET" }
@@ -122,8 +126,9 @@ struct ObservabilityTests {
         #expect(first.attributes["error.type"]?.toSpanAttribute() == "401")
         #expect(first.attributes["http.request.resend_count"] == nil)
         #expect(first.attributes["server.address"]?.toSpanAttribute() == "127.0.0.1")
-        #expect(first.attributes["url.full"]?.toSpanAttribute()
-            == .string(server.baseURL.appendingPathComponent("realm/\(observed.realm)/protected").absoluteString))
+        #expect(
+            first.attributes["url.full"]?.toSpanAttribute()
+                == .string(server.baseURL.appendingPathComponent("realm/\(observed.realm)/protected").absoluteString))
         #expect(second.attributes["http.response.status_code"]?.toSpanAttribute() == 200)
         #expect(second.attributes["http.request.resend_count"]?.toSpanAttribute() == 1)
         #expect(second.attributes["error.type"] == nil)
@@ -173,7 +178,10 @@ struct ObservabilityTests {
         let operation = APIManager.withDefaultAPI(observed.scope) { APIManager.operation(ObservedAPI.missing, as: Seen.self) }
         let result = await operation.runResult()
         await operation.telemetryReported()
-        guard case let .failure(error) = result else { Issue.record("a 404 succeeded"); return }
+        guard case let .failure(error) = result else {
+            Issue.record("a 404 succeeded")
+            return
+        }
         #expect(error.stageName == "server")
         #expect(observed.total("apilayer.requests", ["status_class": "4xx", "outcome": "failure"]) == 1)
         #expect(observed.total("apilayer.failures", ["method": "missing", "stage": "server"]) == 1)
@@ -255,8 +263,11 @@ struct ObservabilityTests {
     /// operation still ends, and nothing hangs.
     @Test func aSlowBackendBlocksNothing() async throws {
         let server = try await TestServer.get()
-        let scope = APIScope(name: "slow", configuration: .init(baseURL: server.baseURL, metricsFactory: SlowMetrics(),
-                                                                 tracer: SlowTracer()))
+        let scope = APIScope(
+            name: "slow",
+            configuration: .init(
+                baseURL: server.baseURL, metricsFactory: SlowMetrics(),
+                tracer: SlowTracer()))
         let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(ObservedAPI.echo, as: Seen.self) }
         // Started by a queue's thread: the backends sleep where they are called, and a test
         // never blocks a Swift-concurrency thread.
@@ -282,7 +293,8 @@ struct ObservabilityBadInputTests {
         #expect(operation.isFinishedOrCancelled)
         let spans = observed.tracer.finishedSpans
         #expect(!spans.isEmpty)
-        let everything = observed.capture.text + operation.cURLDescription + "\(operation.result.map { "\($0)" } ?? "")"
+        let everything =
+            observed.capture.text + operation.cURLDescription + "\(operation.result.map { "\($0)" } ?? "")"
             + spans.map { "\($0.attributes)" }.joined()
         #expect(!everything.contains("pa55word"), "\(everything)")
         #expect(observed.capture.text.contains("<redacted>@127.0.0.1"))
@@ -356,9 +368,11 @@ private struct SlowMetrics: MetricsFactory {
 private struct SlowTracer: Tracer {
     let inner = InMemoryTracer()
 
-    func startSpan<Instant: TracerInstant>(_ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
-                                           at instant: @autoclosure () -> Instant, function: String, file fileID: String,
-                                           line: UInt) -> InMemorySpan {
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant, function: String, file fileID: String,
+        line: UInt
+    ) -> InMemorySpan {
         usleep(20_000)
         return inner.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
     }
@@ -366,11 +380,11 @@ private struct SlowTracer: Tracer {
     func forceFlush() {}
 
     func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
-        where Inject.Carrier == Carrier {
+    where Inject.Carrier == Carrier {
         usleep(20_000)
         inner.inject(context, into: &carrier, using: injector)
     }
 
     func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
-        where Extract.Carrier == Carrier {}
+    where Extract.Carrier == Carrier {}
 }

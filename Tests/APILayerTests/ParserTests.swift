@@ -5,10 +5,12 @@ import Validator
 
 /// Typed values out of deep JSON, and errors that say where the path broke.
 struct ParserTests {
-    static let json = try! JSONValue(parsing: Data(#"""
-    {"response": {"count": 2, "online": true, "rating": 4.5,
-      "items": [{"id": 7, "name": "Ann", "tags": ["a"]}, {"id": 8, "name": "Bo", "flag": 1}]}}
-    """#.utf8))
+    static let json = try! JSONValue(
+        parsing: Data(
+            #"""
+            {"response": {"count": 2, "online": true, "rating": 4.5,
+              "items": [{"id": 7, "name": "Ann", "tags": ["a"]}, {"id": 8, "name": "Bo", "flag": 1}]}}
+            """#.utf8))
 
     @Test func typedValues() throws {
         #expect(try Parser.int(at: "response.count", in: Self.json) == 2)

@@ -2,9 +2,9 @@ import APILayer
 import Foundation
 import NetOps
 import Templater
+import TestSupport
 import Testing
 import Validator
-import TestSupport
 
 /// The model of DemoServer's `/json`.
 private struct Project: Decodable, Sendable, Equatable {
@@ -125,7 +125,10 @@ struct PipelineTests {
                 let operation = APIManager.call(AdHocMethod("status/500"), as: Project.self) { continuation.resume(returning: $0) }
                 #expect(operation != nil)
             }
-            guard case let .failure(error) = failed else { Issue.record("succeeded"); return }
+            guard case let .failure(error) = failed else {
+                Issue.record("succeeded")
+                return
+            }
             #expect(error.stageName == "server")
             #expect(error.operation?.statusCode == 500)
         }
@@ -193,15 +196,18 @@ struct PipelineTests {
         try await withFacade(baseURL: server.baseURL) {
             let started = Date()
             let task = Task { () async throws(APIError) -> Int in
-                try await APIManager.call(AdHocMethod("delay", validation: .custom { _ in [] }), properties: ["seconds": 5],
-                                          as: Int.self, at: "delayed")
+                try await APIManager.call(
+                    AdHocMethod("delay", validation: .custom { _ in [] }), properties: ["seconds": 5],
+                    as: Int.self, at: "delayed")
             }
             try await Task.sleep(nanoseconds: 100_000_000)
             task.cancel()
             let result = await task.result
             guard case let .failure(failure) = result, let error = failure as? APIError,
-                  case let .transport(netOpsError) = error.stage else {
-                Issue.record("\(result)"); return
+                case let .transport(netOpsError) = error.stage
+            else {
+                Issue.record("\(result)")
+                return
             }
             #expect(netOpsError.kind == .cancelled)
             #expect(error.operation?.state == .cancelled)
@@ -243,7 +249,10 @@ struct PipelineTests {
             let error = await apiError { () async throws(APIError) in
                 try await APIManager.call(AdHocMethod("status/500"), as: Project.self)
             }
-            guard case let .server(status, message)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            guard case let .server(status, message)? = error?.stage else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(status == 500)
             #expect(message.contains("500"))
             #expect(error?.operation?.statusCode == 500)
@@ -252,13 +261,18 @@ struct PipelineTests {
 
     @Test func bodyErrorIsAServerFailure() async throws {
         let server = try await TestServer.get()
-        let method = AdHocMethod("json", bodyError: { json in
-            guard case let .object(body) = json, body["owner"] == .null else { return nil }
-            return "project has no owner"
-        })
+        let method = AdHocMethod(
+            "json",
+            bodyError: { json in
+                guard case let .object(body) = json, body["owner"] == .null else { return nil }
+                return "project has no owner"
+            })
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(method, as: Project.self) }
-            guard case let .server(status, message)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            guard case let .server(status, message)? = error?.stage else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(status == 200)
             #expect(message == "project has no owner")
         }
@@ -267,10 +281,16 @@ struct PipelineTests {
     @Test func validationFailureNamesThePointer() async throws {
         let server = try await TestServer.get()
         var broken = projectTemplate
-        if case var .object(object) = broken { object["name"] = .int(1); broken = .object(object) }
+        if case var .object(object) = broken {
+            object["name"] = .int(1)
+            broken = .object(object)
+        }
         try await withFacade(baseURL: server.baseURL, templates: ["json": broken]) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
-            guard case let .validation(errors)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            guard case let .validation(errors)? = error?.stage else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(errors.map(\.path) == ["/name"])
             #expect(error?.operation?.statusCode == 200)
         }
@@ -278,12 +298,17 @@ struct PipelineTests {
 
     @Test func customValidationNeedsNoTemplate() async throws {
         let server = try await TestServer.get()
-        let rejecting = AdHocMethod("json", validation: .custom { _ in
-            [ValidationError(path: "/id", check: .custom("positive"), expected: "> 1", actual: "1")]
-        })
+        let rejecting = AdHocMethod(
+            "json",
+            validation: .custom { _ in
+                [ValidationError(path: "/id", check: .custom("positive"), expected: "> 1", actual: "1")]
+            })
         try await withFacade(baseURL: server.baseURL) {
             let error = await apiError { () async throws(APIError) in try await APIManager.call(rejecting, as: Project.self) }
-            guard case let .validation(errors)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            guard case let .validation(errors)? = error?.stage else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(errors.first?.path == "/id")
             let accepting = AdHocMethod("json", validation: .custom { _ in [] })
             let accepted = try await APIManager.call(accepting, as: Project.self)
@@ -297,7 +322,10 @@ struct PipelineTests {
             let error = await apiError { () async throws(APIError) in
                 try await APIManager.call(AdHocMethod("json"), as: WrongProject.self)
             }
-            guard case let .mapping(mapperError)? = error?.stage else { Issue.record("\(String(describing: error))"); return }
+            guard case let .mapping(mapperError)? = error?.stage else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
             #expect(mapperError.description.contains("id"))
         }
     }

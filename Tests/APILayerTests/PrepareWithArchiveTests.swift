@@ -1,8 +1,8 @@
 import APILayer
 import Foundation
 import Templater
-import Testing
 import TestSupport
+import Testing
 
 /// `APIManager.prepareBeforeUsing(…, unpacking:)`: the shipped archive is unpacked on the first
 /// start only, and a refused archive leaves the API as it was.
@@ -55,9 +55,10 @@ struct PrepareWithArchiveTests {
         let scope = APIScope(name: "prepare-refused")
         #expect(throws: TemplaterError.self) {
             try APIManager.withDefaultAPI(scope) {
-                try APIManager.prepareBeforeUsing(baseURL: URL(string: "http://127.0.0.1:1/")!,
-                                                  templates: TemplateStore(directory: work.appendingPathComponent("t")),
-                                                  unpacking: notAZip)
+                try APIManager.prepareBeforeUsing(
+                    baseURL: URL(string: "http://127.0.0.1:1/")!,
+                    templates: TemplateStore(directory: work.appendingPathComponent("t")),
+                    unpacking: notAZip)
             }
         }
         #expect(scope.configuration.baseURL == nil)

@@ -1,13 +1,14 @@
 import APILayer
 import Foundation
+import NetOps
+import Templater
+import TestSupport
+import Testing
+import Validator
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NetOps
-import Templater
-import Testing
-import TestSupport
-import Validator
 
 /// A REST API declared by the recipe: paths with placeholders, a JSON body with query keys.
 private enum RepoAPI: String, APIMethod {
@@ -110,7 +111,9 @@ struct RESTRecipeTests {
         do {
             _ = try RequestConstructor.request(for: RepoAPI.getIssue, properties: ["owner": "octo", "number": 1], baseURL: base)
         } catch {
-            #expect(error.description == "issues/get: construction failed: no value for the path placeholder {repo} of \"repos/{owner}/{repo}/issues/{number}\"")
+            #expect(
+                error.description
+                    == "issues/get: construction failed: no value for the path placeholder {repo} of \"repos/{owner}/{repo}/issues/{number}\"")
         }
     }
 
@@ -162,7 +165,10 @@ struct RESTRecipeTests {
         await APIManager.withDefaultAPI(APIScope(name: "escape", configuration: configuration)) {
             let operation = APIManager.operation(Escaping(rawValue: name), as: StatusBody.self)
             _ = try? await operation.run()
-            guard case let .failure(error)? = operation.result else { Issue.record("not refused"); return }
+            guard case let .failure(error)? = operation.result else {
+                Issue.record("not refused")
+                return
+            }
             #expect(error.stageName == "templateInvalid", "\(error)")
         }
     }
@@ -257,7 +263,10 @@ extension RESTRecipeTests {
         try await withStatusAPI {
             let operation = APIManager.operation(StatusAPI.read, properties: ["code": 404], as: StatusBody.self)
             _ = try? await operation.run()
-            guard case let .failure(error)? = operation.result else { Issue.record("no failure"); return }
+            guard case let .failure(error)? = operation.result else {
+                Issue.record("no failure")
+                return
+            }
             #expect(error.stageName == "server")
             #expect(error.serverError as? StatusError == StatusError(status: 404))
             #expect(error.description == "status.read: server failed: HTTP 404: the server said 404")

@@ -1,11 +1,12 @@
 import APILayer
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NetOps
 import Testing
 import Validator
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// An API method made up by a test: any endpoint, verb, encoding and defaults.
 struct AdHocMethod: APIMethod {
@@ -19,9 +20,11 @@ struct AdHocMethod: APIMethod {
 
     init(rawValue: String) { self.rawValue = rawValue }
 
-    init(_ endpoint: String, _ httpMethod: HTTPMethod = .get, _ encoding: RequestEncoding = .query,
-         defaults: Parameters = [:], validation: ValidationPolicy = .automatic(.all),
-         token: TokenPlacement? = .authorizationHeader, bodyError: (@Sendable (JSONValue) -> String?)? = nil) {
+    init(
+        _ endpoint: String, _ httpMethod: HTTPMethod = .get, _ encoding: RequestEncoding = .query,
+        defaults: Parameters = [:], validation: ValidationPolicy = .automatic(.all),
+        token: TokenPlacement? = .authorizationHeader, bodyError: (@Sendable (JSONValue) -> String?)? = nil
+    ) {
         rawValue = endpoint
         self.httpMethod = httpMethod
         self.encoding = encoding
@@ -83,8 +86,9 @@ struct RequestConstructorTests {
     }
 
     @Test func queryMethodJoinsBaseMergesAndPlacesTokenAsParameter() throws {
-        let built = try RequestConstructor.request(for: DemoAPI.usersGet, properties: ["fields": ["photo"], "ids": 7],
-                                                   baseURL: base, token: "t+k")
+        let built = try RequestConstructor.request(
+            for: DemoAPI.usersGet, properties: ["fields": ["photo"], "ids": 7],
+            baseURL: base, token: "t+k")
         let request = built.request
         #expect(request.httpMethod == "GET")
         #expect(request.url?.path == "/method/users.get")
@@ -109,8 +113,10 @@ struct RequestConstructorTests {
     }
 
     @Test func formBody() throws {
-        let request = try RequestConstructor.request(for: DemoAPI.wallPost, properties: ["message": "hi there", "n": 2],
-                                                     baseURL: base).request
+        let request = try RequestConstructor.request(
+            for: DemoAPI.wallPost, properties: ["message": "hi there", "n": 2],
+            baseURL: base
+        ).request
         #expect(request.httpMethod == "POST")
         #expect(String(decoding: request.httpBody ?? Data(), as: UTF8.self) == "message=hi%20there&n=2")
         #expect(request.value(forHTTPHeaderField: "Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)
@@ -121,7 +127,10 @@ struct RequestConstructorTests {
         let built = try RequestConstructor.request(
             for: method, properties: ["photo": MultipartFile(data: Data("abc".utf8), filename: "a.jpg", contentType: "image/jpeg")],
             baseURL: base, token: "tok")
-        guard case let .multipart(request, form) = built else { Issue.record("not multipart: \(built)"); return }
+        guard case let .multipart(request, form) = built else {
+            Issue.record("not multipart: \(built)")
+            return
+        }
         #expect(form.parts.map(\.name) == ["album", "photo"])
         #expect(form.parts.last?.filename == "a.jpg")
         #expect(request.value(forHTTPHeaderField: "Content-Type") == form.contentType)

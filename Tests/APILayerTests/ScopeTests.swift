@@ -2,15 +2,16 @@ import APILayer
 import DemoServer
 import Foundation
 import Logging
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NetOps
 import NetOpsNIO
 import Templater
-import Testing
 import TestSupport
+import Testing
 import Validator
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// What DemoServer's `/echo` saw.
 private struct Seen: Decodable, Sendable {
@@ -56,8 +57,10 @@ private enum BetaAPI: String, EchoMethods {
 }
 
 /// A scope set up on `base` with a token of its own, for the scope-local tests.
-private func authenticatedScope(_ name: String, base: URL, token: String, tokenURL: URL? = nil,
-                                 logger: Logger? = nil) -> (APIScope, AuthenticationCoordinator) {
+private func authenticatedScope(
+    _ name: String, base: URL, token: String, tokenURL: URL? = nil,
+    logger: Logger? = nil
+) -> (APIScope, AuthenticationCoordinator) {
     var configuration = APIScope.Configuration(baseURL: base)
     if let logger { configuration.logger = logger }
     let scope = APIScope(name: name, configuration: configuration)
@@ -74,7 +77,8 @@ struct ScopeTests {
     /// `configure` calls from many threads at once: none of their changes is lost.
     @Test func concurrentConfigureCallsAllTakeEffect() async throws {
         let scope = APIScope(name: "configure-race")
-        let threads = 8, perThread = 200
+        let threads = 8
+        let perThread = 200
         try await offCooperativePool {
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
                 for index in 0..<perThread {
@@ -94,8 +98,9 @@ struct ScopeTests {
         let other = try await OtherOriginServer.get()
         try await APIManager.withDefaultAPI(APIScope(name: "plain")) {
             APIManager.prepareBeforeUsing(baseURL: server.baseURL)
-            APIManager.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
-                                               store: InMemoryTokenStore(Token(accessToken: "secret-plain")))
+            APIManager.configureAuthentication(
+                authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
+                store: InMemoryTokenStore(Token(accessToken: "secret-plain")))
             #expect(BaseOperation.defaultInterceptor == nil)
             for url in [other.baseURL, server.baseURL] {
                 let plain = try await DTO.get(url.appendingPathComponent("echo")).run()
@@ -131,14 +136,16 @@ struct ScopeTests {
         let server = try await TestServer.get()
         let other = try await OtherOriginServer.get()
         AlphaAPI.scope.configuration = APIScope.Configuration(baseURL: server.baseURL, session: engine.session)
-        AlphaAPI.scope.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
-                                               store: InMemoryTokenStore(Token(accessToken: "secret-redirect")))
+        AlphaAPI.scope.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
+            store: InMemoryTokenStore(Token(accessToken: "secret-redirect")))
         defer { AlphaAPI.scope.removeAuthentication() }
         let target = other.baseURL.appendingPathComponent("echo").absoluteString
         let seen = try await APIManager.call(AlphaAPI.redirect, properties: ["to": target], as: Seen.self)
         #expect(seen.authorization == nil)
-        let same = try await APIManager.call(AlphaAPI.redirect, properties: ["to": server.baseURL.appendingPathComponent("echo").absoluteString],
-                                             as: Seen.self)
+        let same = try await APIManager.call(
+            AlphaAPI.redirect, properties: ["to": server.baseURL.appendingPathComponent("echo").absoluteString],
+            as: Seen.self)
         #expect(same.authorization == "Bearer secret-redirect")
     }
 
@@ -244,10 +251,12 @@ struct ScopeTests {
         let server = try await TestServer.get()
         AlphaAPI.scope.configuration = APIScope.Configuration(baseURL: server.baseURL)
         BetaAPI.scope.configuration = APIScope.Configuration(baseURL: server.baseURL)
-        AlphaAPI.scope.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
-                                               store: InMemoryTokenStore(Token(accessToken: "secret-one")))
-        BetaAPI.scope.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
-                                              store: InMemoryTokenStore(Token(accessToken: "secret-two")))
+        AlphaAPI.scope.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
+            store: InMemoryTokenStore(Token(accessToken: "secret-one")))
+        BetaAPI.scope.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
+            store: InMemoryTokenStore(Token(accessToken: "secret-two")))
         defer {
             AlphaAPI.scope.removeAuthentication()
             BetaAPI.scope.removeAuthentication()
@@ -281,18 +290,21 @@ struct ScopeTests {
         let store = InMemoryTokenStore(Token(accessToken: "shared"))
         let first = APIScope(name: "first")
         let second = APIScope(name: "second", configuration: .init(logger: capture.logger()))
-        first.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
-                                      store: store)
-        second.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
-                                       store: store)
+        first.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
+            store: store)
+        second.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
+            store: store)
         let errors = capture.messages(atLeast: .error)
         #expect(errors.count == 1)
         #expect(errors.first?.contains("already used by API first") == true)
         #expect(!capture.text.contains("shared"), "the token itself is never logged")
         // A store of its own: nothing to report.
         let third = APIScope(name: "third", configuration: .init(logger: capture.logger()))
-        third.configureAuthentication(authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
-                                      store: InMemoryTokenStore())
+        third.configureAuthentication(
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: URL(string: "http://127.0.0.1:1/")!),
+            store: InMemoryTokenStore())
         #expect(capture.messages(atLeast: .error).count == 1)
         withExtendedLifetime(first) {}
     }

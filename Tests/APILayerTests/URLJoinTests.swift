@@ -20,7 +20,8 @@ import Testing
         Case(base: "https://api.example.com", endpoint: "users", expected: "https://api.example.com/users"),
         Case(base: "https://api.example.com/", endpoint: "/users", expected: "https://api.example.com/users"),
         Case(base: "https://api.example.com/method/", endpoint: "repos/a//b/", expected: "https://api.example.com/method/repos/a//b/"),
-        Case(base: "https://api.example.com/method/", endpoint: "/users.get?v=5&x=%2F", expected: "https://api.example.com/method/users.get?v=5&x=%2F"),
+        Case(
+            base: "https://api.example.com/method/", endpoint: "/users.get?v=5&x=%2F", expected: "https://api.example.com/method/users.get?v=5&x=%2F"),
         Case(base: "https://api.example.com/method/?key=1", endpoint: "users.get", expected: "https://api.example.com/method/users.get?key=1"),
         Case(base: "https://api.example.com/method?key=1", endpoint: "users.get?v=5", expected: "https://api.example.com/method/users.get?key=1&v=5"),
         Case(base: "https://api.example.com/method/#top", endpoint: "users", expected: "https://api.example.com/method/users#top"),
@@ -29,8 +30,9 @@ import Testing
         Case(base: "https://api.example.com/method/", endpoint: "", expected: "https://api.example.com/method/"),
         Case(base: "https://api.example.com/method", endpoint: "//", expected: "https://api.example.com/method"),
         Case(base: "http://127.0.0.1:8080/api/", endpoint: "a/b.json", expected: "http://127.0.0.1:8080/api/a/b.json"),
-        Case(base: "https://api.example.com/method/", endpoint: "https://other.example/x",
-             expected: "https://api.example.com/method/https://other.example/x"),
+        Case(
+            base: "https://api.example.com/method/", endpoint: "https://other.example/x",
+            expected: "https://api.example.com/method/https://other.example/x"),
     ]
 
     @Test(arguments: cases) func join(_ testCase: Case) throws {

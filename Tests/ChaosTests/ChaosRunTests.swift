@@ -1,8 +1,8 @@
 import Chaos
 import DemoServer
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The bounded chaos run of every CI run: 2 000 operations of every kind against the fault
 /// routes under random cancel/suspend/resume, with nothing hung, completed twice, leaked or

@@ -42,15 +42,17 @@ struct JSONValueDecoderTests {
     }
 
     static let everything = #"""
-    {"id": 7, "small_number": -8, "unsigned": 65535, "ratio": 0.25, "ratio_float": 1.5, "whole_as_double": 3,
-     "flag": true, "name": "Ann", "nickname": null,
-     "nested": {"title_text": "x", "tags": ["a", "b"], "user_id": 1},
-     "matrix": [[1, 2], [], [3]], "optionals": [1, null, 3], "dictionary": {"snake_key": 1, "Other": 2},
-     "url": "https://example.com/a?b=c", "bytes": "AQID", "kind": "page", "single": 9}
-    """#
+        {"id": 7, "small_number": -8, "unsigned": 65535, "ratio": 0.25, "ratio_float": 1.5, "whole_as_double": 3,
+         "flag": true, "name": "Ann", "nickname": null,
+         "nested": {"title_text": "x", "tags": ["a", "b"], "user_id": 1},
+         "matrix": [[1, 2], [], [3]], "optionals": [1, null, 3], "dictionary": {"snake_key": 1, "Other": 2},
+         "url": "https://example.com/a?b=c", "bytes": "AQID", "kind": "page", "single": 9}
+        """#
 
-    private func both<T: Decodable & Equatable>(_ type: T.Type, _ json: String, at keyPath: String? = nil,
-                                                configuration: Mapper.Configuration = Mapper.Configuration()) throws -> T {
+    private func both<T: Decodable & Equatable>(
+        _ type: T.Type, _ json: String, at keyPath: String? = nil,
+        configuration: Mapper.Configuration = Mapper.Configuration()
+    ) throws -> T {
         let data = Data(json.utf8)
         let viaValue = try Mapper.map(type, from: JSONValue(parsing: data), at: keyPath, configuration: configuration)
         if keyPath == nil {
@@ -151,28 +153,41 @@ struct JSONValueDecoderTests {
     }
 
     struct Page: Decodable { let items: [Item] }
-    struct Item: Decodable { let id: Int; let owner: Owner?; let scores: [Double] }
+    struct Item: Decodable {
+        let id: Int
+        let owner: Owner?
+        let scores: [Double]
+    }
     struct Owner: Decodable { let login: String }
 
     @Test(arguments: [
-        ErrorCase(json: #"{"items": [{"id": 1, "scores": []}, {"scores": []}]}"#, keyPath: nil,
-                  error: .missingKey(path: "items.1", key: "id")),
-        ErrorCase(json: #"{"items": [{"id": 1.5, "scores": []}]}"#, keyPath: nil,
-                  error: .invalidValue(path: "items.0.id", reason: "Number 1.5 does not fit in Int.")),
-        ErrorCase(json: #"{"items": [{"id": 1, "owner": {"login": 5}, "scores": []}]}"#, keyPath: nil,
-                  error: .typeMismatch(path: "items.0.owner.login", expected: "String")),
-        ErrorCase(json: #"{"items": [{"id": 1, "scores": [1, null]}]}"#, keyPath: nil,
-                  error: .missingValue(path: "items.0.scores.1", expected: "Double")),
-        ErrorCase(json: #"{"items": {"id": 1}}"#, keyPath: nil,
-                  error: .typeMismatch(path: "items", expected: "Array<Any>")),
-        ErrorCase(json: #"{"items": [[]]}"#, keyPath: nil,
-                  error: .typeMismatch(path: "items.0", expected: "Dictionary<String, Any>")),
-        ErrorCase(json: #"{"items": null}"#, keyPath: nil,
-                  error: .missingValue(path: "items", expected: "Array<Any>")),
-        ErrorCase(json: #"{"data": {"page": {"items": [{"id": "x", "scores": []}]}}}"#, keyPath: "data.page",
-                  error: .typeMismatch(path: "data.page.items.0.id", expected: "Int")),
-        ErrorCase(json: #"{"data": {}}"#, keyPath: "data.page",
-                  error: .missingKeyPath("data.page", foundUpTo: "data")),
+        ErrorCase(
+            json: #"{"items": [{"id": 1, "scores": []}, {"scores": []}]}"#, keyPath: nil,
+            error: .missingKey(path: "items.1", key: "id")),
+        ErrorCase(
+            json: #"{"items": [{"id": 1.5, "scores": []}]}"#, keyPath: nil,
+            error: .invalidValue(path: "items.0.id", reason: "Number 1.5 does not fit in Int.")),
+        ErrorCase(
+            json: #"{"items": [{"id": 1, "owner": {"login": 5}, "scores": []}]}"#, keyPath: nil,
+            error: .typeMismatch(path: "items.0.owner.login", expected: "String")),
+        ErrorCase(
+            json: #"{"items": [{"id": 1, "scores": [1, null]}]}"#, keyPath: nil,
+            error: .missingValue(path: "items.0.scores.1", expected: "Double")),
+        ErrorCase(
+            json: #"{"items": {"id": 1}}"#, keyPath: nil,
+            error: .typeMismatch(path: "items", expected: "Array<Any>")),
+        ErrorCase(
+            json: #"{"items": [[]]}"#, keyPath: nil,
+            error: .typeMismatch(path: "items.0", expected: "Dictionary<String, Any>")),
+        ErrorCase(
+            json: #"{"items": null}"#, keyPath: nil,
+            error: .missingValue(path: "items", expected: "Array<Any>")),
+        ErrorCase(
+            json: #"{"data": {"page": {"items": [{"id": "x", "scores": []}]}}}"#, keyPath: "data.page",
+            error: .typeMismatch(path: "data.page.items.0.id", expected: "Int")),
+        ErrorCase(
+            json: #"{"data": {}}"#, keyPath: "data.page",
+            error: .missingKeyPath("data.page", foundUpTo: "data")),
     ])
     func errorsNameTheJSONPath(_ testCase: ErrorCase) throws {
         let json = try JSONValue(parsing: testCase.json)

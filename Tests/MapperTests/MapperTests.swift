@@ -15,19 +15,21 @@ struct MapperTests {
         let title: String
     }
 
-    static let body = Data(#"""
-    {"response": {"count": 2, "items": [
-        {"id": 1, "first_name": "Ann", "last_seen": 1700000000, "city": {"title": "Oslo"}},
-        {"id": 2, "first_name": "Bo", "last_seen": null}
-    ]}}
-    """#.utf8)
+    static let body = Data(
+        #"""
+        {"response": {"count": 2, "items": [
+            {"id": 1, "first_name": "Ann", "last_seen": 1700000000, "city": {"title": "Oslo"}},
+            {"id": 2, "first_name": "Bo", "last_seen": null}
+        ]}}
+        """#.utf8)
 
     @Test func mapsAtAKeyPathWithSnakeCaseAndDates() throws {
         let users = try Mapper.map([User].self, from: Self.body, at: "response.items")
-        #expect(users == [
-            User(id: 1, firstName: "Ann", lastSeen: Date(timeIntervalSince1970: 1_700_000_000), city: City(title: "Oslo")),
-            User(id: 2, firstName: "Bo", lastSeen: nil, city: nil),
-        ])
+        #expect(
+            users == [
+                User(id: 1, firstName: "Ann", lastSeen: Date(timeIntervalSince1970: 1_700_000_000), city: City(title: "Oslo")),
+                User(id: 2, firstName: "Bo", lastSeen: nil, city: nil),
+            ])
         #expect(try Mapper.map(Int.self, from: Self.body, at: "response.count") == 2)
     }
 
@@ -40,12 +42,15 @@ struct MapperTests {
 
     @Test(arguments: [
         Case(json: #"{"response": {}}"#, keyPath: "response.items", error: .missingKeyPath("response.items", foundUpTo: "response")),
-        Case(json: #"{"response": {"items": [{"id": 1}]}}"#, keyPath: "response.items",
-             error: .missingKey(path: "response.items.0", key: "firstName")),
-        Case(json: #"{"response": {"items": [{"id": "1", "first_name": "A"}]}}"#, keyPath: "response.items",
-             error: .typeMismatch(path: "response.items.0.id", expected: "Int")),
-        Case(json: #"{"items": [{"id": null, "first_name": "A"}]}"#, keyPath: "items",
-             error: .missingValue(path: "items.0.id", expected: "Int")),
+        Case(
+            json: #"{"response": {"items": [{"id": 1}]}}"#, keyPath: "response.items",
+            error: .missingKey(path: "response.items.0", key: "firstName")),
+        Case(
+            json: #"{"response": {"items": [{"id": "1", "first_name": "A"}]}}"#, keyPath: "response.items",
+            error: .typeMismatch(path: "response.items.0.id", expected: "Int")),
+        Case(
+            json: #"{"items": [{"id": null, "first_name": "A"}]}"#, keyPath: "items",
+            error: .missingValue(path: "items.0.id", expected: "Int")),
     ])
     func failuresNameTheirPath(_ testCase: Case) {
         #expect(throws: testCase.error) {

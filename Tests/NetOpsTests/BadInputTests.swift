@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Bad URLs, dead servers and broken bodies end the operation with a clear error: never a hang,
 /// never a crash.

@@ -1,8 +1,8 @@
 import DemoServer
 import Foundation
 import NetOps
-import Testing
 import TestSupport
+import Testing
 
 /// `cURLDescription`: a command that sends the request again, secrets redacted by default.
 struct CURLDescriptionTests {
@@ -15,8 +15,9 @@ struct CURLDescriptionTests {
 
     @Test func redactedByDefault() async throws {
         let url = try await TestServer.url("echo")
-        let operation = DTO.post(url.appendingQuery("access_token=q-secret&page=2"), parameters: ["password": "p-secret", "name": "n"],
-                                 encoding: .form, headers: ["Authorization": "Bearer h-secret", "X-Plain": "it's"])
+        let operation = DTO.post(
+            url.appendingQuery("access_token=q-secret&page=2"), parameters: ["password": "p-secret", "name": "n"],
+            encoding: .form, headers: ["Authorization": "Bearer h-secret", "X-Plain": "it's"])
         let before = operation.cURLDescription
         #expect(before.hasPrefix("curl -X POST '"))
         try await operation.run()
@@ -34,8 +35,9 @@ struct CURLDescriptionTests {
     @Test func theUnredactedCommandReproducesTheRequest() async throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") else { return }
         let url = try await TestServer.url("echo")
-        let operation = DTO.request(.put, url.appendingQuery("id=7&q=a%20b"), parameters: ["title": "it's \"quoted\"", "n": 3],
-                                    headers: ["X-Trace": "t-1"])
+        let operation = DTO.request(
+            .put, url.appendingQuery("id=7&q=a%20b"), parameters: ["title": "it's \"quoted\"", "n": 3],
+            headers: ["X-Trace": "t-1"])
         try await operation.run()
         let original = try operation.decode(Echo.self)
         let command = operation.cURLDescription(redactingWith: nil) + " --silent"

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Cancelling at every point of an operation's life: it ends `.cancelled` and its completion
 /// runs exactly once.

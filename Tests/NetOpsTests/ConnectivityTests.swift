@@ -1,8 +1,9 @@
 import DemoServer
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// `ConnectivityMonitor` and how an operation tells "this host refused" from "the network is
 /// down". The machine's own network is not touched: the probes are loopback servers and names
@@ -13,16 +14,18 @@ struct ConnectivityTests {
     @Test func aMachineWithAnInterfaceUpAndAnAnsweringProbeIsOnline() async throws {
         let server = try await DemoServer.start()
         defer { Task { await server.stop() } }
-        let monitor = ConnectivityMonitor(configuration: .init(
-            resolverProbeHosts: ["localhost"], probeURL: URL(string: "http://127.0.0.1:\(server.port)/missing")))
+        let monitor = ConnectivityMonitor(
+            configuration: .init(
+                resolverProbeHosts: ["localhost"], probeURL: URL(string: "http://127.0.0.1:\(server.port)/missing")))
         #expect(monitor.status == nil)
         #expect(await monitor.check() == .online)
         #expect(monitor.status == .online)
     }
 
     @Test func aResolverThatResolvesNoProbeHostMeansOffline() async {
-        let monitor = ConnectivityMonitor(configuration: .init(
-            resolverProbeHosts: ["no-such-host.invalid", "nor-this.invalid"], probeTimeout: 2))
+        let monitor = ConnectivityMonitor(
+            configuration: .init(
+                resolverProbeHosts: ["no-such-host.invalid", "nor-this.invalid"], probeTimeout: 2))
         let verdict = await monitor.check()
         guard case let .offline(reason) = verdict else {
             Issue.record("expected offline, got \(verdict)")
@@ -39,8 +42,9 @@ struct ConnectivityTests {
         let first = try await DemoServer.start()
         let port = first.port
         await first.stop()
-        let monitor = ConnectivityMonitor(configuration: .init(
-            probeURL: URL(string: "http://127.0.0.1:\(port)/"), probeTimeout: 2, recheckInterval: 0.1))
+        let monitor = ConnectivityMonitor(
+            configuration: .init(
+                probeURL: URL(string: "http://127.0.0.1:\(port)/"), probeTimeout: 2, recheckInterval: 0.1))
         var updates = monitor.updates().makeAsyncIterator()
         monitor.reportFailure()
         let down = await updates.next()
@@ -99,7 +103,8 @@ struct ConnectivityTests {
         #expect(RetryPolicy.standard.isTransient(verdict))
         // The network's own verdict, whatever the monitor says.
         let unreachable = NetOpsError(.cannotConnect(reason: "connect: Network is unreachable (errno: 101)"), url: url)
-        if case .offline = BaseOperation.connectivityVerdict(on: unreachable, monitor: nil).kind {} else {
+        if case .offline = BaseOperation.connectivityVerdict(on: unreachable, monitor: nil).kind {
+        } else {
             Issue.record("ENETUNREACH is offline")
         }
         // Other failures are left as they are.

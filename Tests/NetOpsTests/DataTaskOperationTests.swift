@@ -1,8 +1,9 @@
 import DemoServer
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Requests, responses and errors of `DataTaskOperation` against DemoServer.
 struct DataTaskOperationTests {
@@ -31,16 +32,19 @@ struct DataTaskOperationTests {
         var testDescription: String { method.rawValue }
     }
 
-    @Test(arguments: TestEngine.allCases, [
-        MethodCase(method: .get, parametersInQuery: true),
-        MethodCase(method: .delete, parametersInQuery: true),
-        MethodCase(method: .post, parametersInQuery: false),
-        MethodCase(method: .put, parametersInQuery: false),
-        MethodCase(method: .patch, parametersInQuery: false),
-    ])
+    @Test(
+        arguments: TestEngine.allCases,
+        [
+            MethodCase(method: .get, parametersInQuery: true),
+            MethodCase(method: .delete, parametersInQuery: true),
+            MethodCase(method: .post, parametersInQuery: false),
+            MethodCase(method: .put, parametersInQuery: false),
+            MethodCase(method: .patch, parametersInQuery: false),
+        ])
     func parametersGoWhereTheMethodSays(_ engine: TestEngine, _ testCase: MethodCase) async throws {
         let parameters: Parameters = ["user_ids": 7, "fields": "photo_100 city", "flag": true]
-        let operation = try await DTO.request(testCase.method, TestServer.url("echo"), parameters: parameters, headers: ["X-Trace": "abc"]).on(engine).run()
+        let operation = try await DTO.request(testCase.method, TestServer.url("echo"), parameters: parameters, headers: ["X-Trace": "abc"]).on(engine)
+            .run()
         let echo = try operation.decode(Echo.self)
         #expect(echo.method == testCase.method.rawValue)
         #expect(echo.headers["x-trace"] == "abc")

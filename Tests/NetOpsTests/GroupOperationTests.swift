@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Group operations against DemoServer: sync and async bodies, nesting, queues, failure
 /// policies, the combinators, and cancellation reaching the innermost running operation.
@@ -125,12 +126,14 @@ struct GroupOperationTests {
     @Test(arguments: TestEngine.allCases) func collectsPartialResults(_ engine: TestEngine) async throws {
         let json = try await TestServer.url("json")
         let missing = try await TestServer.url("status/404")
-        let group = GO<(Int, Int)>(policy: .collectPartialResults, sync: { context in
-            let good = DTO.get(json).on(engine).syncStart()
-            _ = DTO.get(missing).on(engine).syncStart()
-            let alsoGood = DTO.get(json).on(engine).syncStart()
-            return (good.receivedData.count + alsoGood.receivedData.count, context.failures.count)
-        })
+        let group = GO<(Int, Int)>(
+            policy: .collectPartialResults,
+            sync: { context in
+                let good = DTO.get(json).on(engine).syncStart()
+                _ = DTO.get(missing).on(engine).syncStart()
+                let alsoGood = DTO.get(json).on(engine).syncStart()
+                return (good.receivedData.count + alsoGood.receivedData.count, context.failures.count)
+            })
         let (bytes, failureCount) = try await group.run()
         #expect(bytes > 0)
         #expect(failureCount == 1)
@@ -142,10 +145,12 @@ struct GroupOperationTests {
     @Test(arguments: TestEngine.allCases) func aFailingNestedGroupFailsItsParent(_ engine: TestEngine) async throws {
         let failing = try await TestServer.url("status/503")
         let outer = GO<Int> { context in
-            let inner = GO<Int>(policy: .collectPartialResults, sync: { context in
-                _ = DTO.get(failing).on(engine).syncStart()
-                throw context.failures.first?.error ?? GroupError.cancelled
-            })
+            let inner = GO<Int>(
+                policy: .collectPartialResults,
+                sync: { context in
+                    _ = DTO.get(failing).on(engine).syncStart()
+                    throw context.failures.first?.error ?? GroupError.cancelled
+                })
             inner.start()
             await inner.finished()
             return 1

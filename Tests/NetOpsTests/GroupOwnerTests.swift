@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Groups have owners: `cancelAllOperations(ownedBy:)` and `(ownerID:)` reach a group and, through
 /// it, every operation its body runs — also from the owner's `deinit`.

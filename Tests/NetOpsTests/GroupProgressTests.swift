@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// A group's progress: sub-operations started and ended, and the bytes they moved, through
 /// `progress`, `onProgress` and the delegate.
@@ -62,8 +63,10 @@ struct GroupProgressTests {
 
     /// A nested group is one sub-operation of its parent; its bytes count in the parent's.
     @Test(arguments: TestEngine.allCases) func aNestedGroupCountsAsOneWithItsBytes(_ engine: TestEngine) async throws {
-        let (first, second, third) = (try await TestServer.url("bytes/100"), try await TestServer.url("bytes/200"),
-                                      try await TestServer.url("bytes/300"))
+        let (first, second, third) = (
+            try await TestServer.url("bytes/100"), try await TestServer.url("bytes/200"),
+            try await TestServer.url("bytes/300")
+        )
         let inner = Locked<GO<Int>?>(nil)
         let outer = GO<Int> { context in
             let nested = GO<Int> { context in
@@ -88,13 +91,15 @@ struct GroupProgressTests {
     @Test(arguments: TestEngine.allCases) func failedAndCancelledSubOperationsCountAsCompleted(_ engine: TestEngine) async throws {
         let missing = try await TestServer.url("status/404")
         let slow = try await TestServer.url("delay?seconds=5")
-        let group = GO<Int>(policy: .collectPartialResults, sync: { _ in
-            _ = DTO.get(missing).on(engine).syncStart()
-            let waiting = DTO.get(slow).on(engine)
-            waiting.start()
-            waiting.cancel()
-            return 0
-        })
+        let group = GO<Int>(
+            policy: .collectPartialResults,
+            sync: { _ in
+                _ = DTO.get(missing).on(engine).syncStart()
+                let waiting = DTO.get(slow).on(engine)
+                waiting.start()
+                waiting.cancel()
+                return 0
+            })
         _ = try await group.run()
         #expect(group.progress.totalOperations == 2)
         #expect(group.progress.completedOperations == 2)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Suspending a group suspends what it runs, against DemoServer's rate-limited bodies: members
 /// running at the pause, members started during it, nested groups; then `retainAndStart()`.

@@ -1,9 +1,10 @@
 import Foundation
 import Logging
-@testable import NetOps
 import NetOpsNIO
-import Testing
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// What only the SwiftNIO engine has: its lifetime and its TLS opt-out.
 struct NIOEngineTests {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import NetOps
 
 /// Every transition of `OperationStateMachine`: each event from each state.
@@ -44,58 +45,59 @@ struct OperationStateMachineTests {
     static let failed: [Event] = [.start, .fail]
     static let cancelled: [Event] = [.start, .cancel]
 
-    static let cases: [Case] = [
-        // idle
-        Case(path: idle, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
-        Case(path: idle, event: .suspend, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .resume, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: idle, event: .succeed, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .fail, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .abort, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .postpone, action: .none, state: .readyToStart, executing: false, finished: false),
-        Case(path: idle, event: .replay, action: .none, state: .readyToStart, executing: false, finished: false),
-        // running
-        Case(path: running, event: .start, action: .none, state: .working, executing: true, finished: false),
-        Case(path: running, event: .suspend, action: .stopTransfer, state: .suspended, executing: true, finished: false),
-        Case(path: running, event: .resume, action: .none, state: .working, executing: true, finished: false),
-        Case(path: running, event: .cancel, action: .stopTransferAndDiscard, state: .cancelled, executing: false, finished: true),
-        Case(path: running, event: .succeed, action: .complete, state: .successFinished, executing: false, finished: true),
-        Case(path: running, event: .fail, action: .complete, state: .failedFinished, executing: false, finished: true),
-        Case(path: running, event: .abort, action: .stopTransferAndDiscard, state: .failedFinished, executing: false, finished: true),
-        Case(path: running, event: .postpone, action: .park, state: .working, executing: true, finished: false),
-        Case(path: running, event: .replay, action: .none, state: .working, executing: true, finished: false),
-        // suspended
-        Case(path: suspended, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
-        Case(path: suspended, event: .suspend, action: .none, state: .suspended, executing: true, finished: false),
-        Case(path: suspended, event: .resume, action: .beginTransfer, state: .working, executing: true, finished: false),
-        Case(path: suspended, event: .cancel, action: .discard, state: .cancelled, executing: false, finished: true),
-        Case(path: suspended, event: .succeed, action: .none, state: .suspended, executing: true, finished: false),
-        Case(path: suspended, event: .fail, action: .none, state: .suspended, executing: true, finished: false),
-        Case(path: suspended, event: .abort, action: .discard, state: .failedFinished, executing: false, finished: true),
-        Case(path: suspended, event: .postpone, action: .none, state: .suspended, executing: true, finished: false),
-        Case(path: suspended, event: .replay, action: .none, state: .suspended, executing: true, finished: false),
-        // postponed (parked): replayed, cancelled or failed as a whole; nothing else moves it
-        Case(path: postponed, event: .start, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .suspend, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .resume, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .cancel, action: .unpark, state: .cancelled, executing: false, finished: true),
-        Case(path: postponed, event: .succeed, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .fail, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .abort, action: .unpark, state: .failedFinished, executing: false, finished: true),
-        Case(path: postponed, event: .postpone, action: .none, state: .working, executing: true, finished: false),
-        Case(path: postponed, event: .replay, action: .beginTransfer, state: .working, executing: true, finished: false),
-        // cancelled before start: only start() changes anything (it lets isFinished be posted)
-        Case(path: cancelledEarly, event: .start, action: .none, state: .cancelled, executing: false, finished: true),
-        Case(path: cancelledEarly, event: .suspend, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .resume, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .succeed, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .fail, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .abort, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .postpone, action: .none, state: .cancelled, executing: false, finished: false),
-        Case(path: cancelledEarly, event: .replay, action: .none, state: .cancelled, executing: false, finished: false),
-    ] + finalStateCases
+    static let cases: [Case] =
+        [
+            // idle
+            Case(path: idle, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
+            Case(path: idle, event: .suspend, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .resume, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: idle, event: .succeed, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .fail, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .abort, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .postpone, action: .none, state: .readyToStart, executing: false, finished: false),
+            Case(path: idle, event: .replay, action: .none, state: .readyToStart, executing: false, finished: false),
+            // running
+            Case(path: running, event: .start, action: .none, state: .working, executing: true, finished: false),
+            Case(path: running, event: .suspend, action: .stopTransfer, state: .suspended, executing: true, finished: false),
+            Case(path: running, event: .resume, action: .none, state: .working, executing: true, finished: false),
+            Case(path: running, event: .cancel, action: .stopTransferAndDiscard, state: .cancelled, executing: false, finished: true),
+            Case(path: running, event: .succeed, action: .complete, state: .successFinished, executing: false, finished: true),
+            Case(path: running, event: .fail, action: .complete, state: .failedFinished, executing: false, finished: true),
+            Case(path: running, event: .abort, action: .stopTransferAndDiscard, state: .failedFinished, executing: false, finished: true),
+            Case(path: running, event: .postpone, action: .park, state: .working, executing: true, finished: false),
+            Case(path: running, event: .replay, action: .none, state: .working, executing: true, finished: false),
+            // suspended
+            Case(path: suspended, event: .start, action: .beginTransfer, state: .working, executing: true, finished: false),
+            Case(path: suspended, event: .suspend, action: .none, state: .suspended, executing: true, finished: false),
+            Case(path: suspended, event: .resume, action: .beginTransfer, state: .working, executing: true, finished: false),
+            Case(path: suspended, event: .cancel, action: .discard, state: .cancelled, executing: false, finished: true),
+            Case(path: suspended, event: .succeed, action: .none, state: .suspended, executing: true, finished: false),
+            Case(path: suspended, event: .fail, action: .none, state: .suspended, executing: true, finished: false),
+            Case(path: suspended, event: .abort, action: .discard, state: .failedFinished, executing: false, finished: true),
+            Case(path: suspended, event: .postpone, action: .none, state: .suspended, executing: true, finished: false),
+            Case(path: suspended, event: .replay, action: .none, state: .suspended, executing: true, finished: false),
+            // postponed (parked): replayed, cancelled or failed as a whole; nothing else moves it
+            Case(path: postponed, event: .start, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .suspend, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .resume, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .cancel, action: .unpark, state: .cancelled, executing: false, finished: true),
+            Case(path: postponed, event: .succeed, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .fail, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .abort, action: .unpark, state: .failedFinished, executing: false, finished: true),
+            Case(path: postponed, event: .postpone, action: .none, state: .working, executing: true, finished: false),
+            Case(path: postponed, event: .replay, action: .beginTransfer, state: .working, executing: true, finished: false),
+            // cancelled before start: only start() changes anything (it lets isFinished be posted)
+            Case(path: cancelledEarly, event: .start, action: .none, state: .cancelled, executing: false, finished: true),
+            Case(path: cancelledEarly, event: .suspend, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .resume, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .cancel, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .succeed, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .fail, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .abort, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .postpone, action: .none, state: .cancelled, executing: false, finished: false),
+            Case(path: cancelledEarly, event: .replay, action: .none, state: .cancelled, executing: false, finished: false),
+        ] + finalStateCases
 
     /// Nothing moves a final state.
     static let finalStateCases: [Case] = [

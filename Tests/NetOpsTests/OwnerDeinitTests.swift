@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// `cancelAllOperations(ownedBy: self)` from the owner's `deinit`, where its operations' weak
 /// references to it already read nil.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import TestSupport

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Operations in `OperationQueue`s: limits, dependencies, deallocation, owner cancellation.
 /// (Five minutes: waiting for the process gate counts against the limit.)
@@ -33,7 +34,10 @@ struct QueueAndOwnerTests {
                 let operation = DTO.get(url).on(engine)
                     .onStateChange { _, state in
                         if state == .working {
-                            let now = running.withLock { value -> Int in value += 1; return value }
+                            let now = running.withLock { value -> Int in
+                                value += 1
+                                return value
+                            }
                             peak.withLock { $0 = max($0, now) }
                         }
                     }

@@ -55,11 +55,13 @@ struct RedactionTests {
 
     @Test func bodies() {
         let form = Data("user=u&password=p%20w&user%5Bpassword%5D=x".utf8)
-        #expect(Redaction.standard.body(form, contentType: "application/x-www-form-urlencoded; charset=utf-8")
-            == "user=u&password=<redacted>&user%5Bpassword%5D=<redacted>")
+        #expect(
+            Redaction.standard.body(form, contentType: "application/x-www-form-urlencoded; charset=utf-8")
+                == "user=u&password=<redacted>&user%5Bpassword%5D=<redacted>")
         let json = Data(#"{"login":{"password":"p","name":"n"},"items":[{"token":"t"}]}"#.utf8)
-        #expect(Redaction.standard.body(json, contentType: "application/json")
-            == #"{"items":[{"token":"<redacted>"}],"login":{"name":"n","password":"<redacted>"}}"#)
+        #expect(
+            Redaction.standard.body(json, contentType: "application/json")
+                == #"{"items":[{"token":"<redacted>"}],"login":{"name":"n","password":"<redacted>"}}"#)
         #expect(Redaction.standard.body(Data([0xFF, 0x00, 0xFE]), contentType: "application/octet-stream") == "<3 bytes>")
     }
 

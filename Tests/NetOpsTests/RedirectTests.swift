@@ -1,8 +1,9 @@
 import DemoServer
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Redirects are followed, and credentials never travel to another origin (scheme, host or
 /// port), on either engine.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import NetOps
 
 /// Building requests and parsing the headers resumption depends on, without a server.
@@ -17,8 +18,10 @@ struct RequestFactoryTests {
     }
 
     @Test func callerHeadersWin() throws {
-        let request = try RequestFactory.make(.post, "http://host/p", parameters: ["a": 1], encoding: .form,
-                                              headers: ["Content-Type": "text/plain"]).get()
+        let request = try RequestFactory.make(
+            .post, "http://host/p", parameters: ["a": 1], encoding: .form,
+            headers: ["Content-Type": "text/plain"]
+        ).get()
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "text/plain")
     }
 

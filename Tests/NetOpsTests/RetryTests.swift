@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+
 @testable import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 import TestSupport
@@ -87,16 +89,19 @@ struct RetryTests {
         let policy = RetryPolicy(maximumAttempts: 10, retryBudget: 1, baseDelay: 0.5)
         var random = SystemRandomNumberGenerator()
         let error = NetOpsError(.httpStatus(503), url: nil)
-        #expect(policy.delay(after: error, response: nil, attemptsMade: 1, waited: 1, replayable: true, random: &random) == nil
-            || policy.delay(after: error, response: nil, attemptsMade: 1, waited: 1, replayable: true, random: &random) == 0)
+        #expect(
+            policy.delay(after: error, response: nil, attemptsMade: 1, waited: 1, replayable: true, random: &random) == nil
+                || policy.delay(after: error, response: nil, attemptsMade: 1, waited: 1, replayable: true, random: &random) == 0)
         #expect(policy.delay(after: error, response: nil, attemptsMade: 1, waited: 0, replayable: false, random: &random) == nil)
         #expect(RetryPolicy.none.delay(after: error, response: nil, attemptsMade: 1, waited: 0, replayable: true, random: &random) == nil)
-        #expect(policy.delay(after: NetOpsError(.cancelled, url: nil), response: nil, attemptsMade: 1, waited: 0, replayable: true, random: &random) == nil)
+        #expect(
+            policy.delay(after: NetOpsError(.cancelled, url: nil), response: nil, attemptsMade: 1, waited: 0, replayable: true, random: &random)
+                == nil)
     }
 
     @Test func retryAfterParsesSecondsAndHTTPDates() throws {
         let url = URL(string: "http://host/")!
-        let now = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
+        let now = Date(timeIntervalSince1970: 784_111_777)  // Sun, 06 Nov 1994 08:49:37 GMT
         func response(_ value: String) -> HTTPURLResponse {
             HTTPURLResponse(url: url, statusCode: 503, httpVersion: "HTTP/1.1", headerFields: ["Retry-After": value])!
         }

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import NetOps
 import TestSupport
+import Testing
 
 /// Uses the public API from `@Sendable` contexts, so Swift 6's checks keep it honest.
 struct SendableTests {
@@ -25,7 +25,10 @@ struct SendableTests {
         let type: MIMEType = await Task.detached { MIMEType.detect(Data("%PDF-1.4".utf8), filename: "a.bin") }.value
         #expect(type == .pdf)
         let group = GO<Int> { _ in 1 }
-        let progress: GroupProgress = try await Task.detached { _ = try await group.run(); return group.progress }.value
+        let progress: GroupProgress = try await Task.detached {
+            _ = try await group.run()
+            return group.progress
+        }.value
         #expect(progress == GroupProgress())
     }
 

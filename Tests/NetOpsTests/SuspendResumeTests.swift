@@ -1,8 +1,9 @@
 import DemoServer
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// FoundationNetworking's own suspend/resume restarts the body from byte 0 and appends it; these
 /// tests prove NetOps pauses for real and the result is byte-identical.
@@ -31,7 +32,8 @@ struct SuspendResumeTests {
         let url = try await TestServer.url("\(testCase.route)/\(Self.size)?rate=\(Self.rate)")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netops-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let operation: BaseOperation = testCase.download
+        let operation: BaseOperation =
+            testCase.download
             ? DO.get(url, to: directory.appendingPathComponent("payload.bin")).on(engine)
             : DTO.get(url).on(engine)
         operation.start()

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// `syncStart()`, `run()` and the delegate.
 /// (Five minutes: waiting for the process gate counts against the limit.)

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Timeouts, deadlines and the time limit between runs.
 ///

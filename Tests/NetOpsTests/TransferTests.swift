@@ -1,8 +1,9 @@
 import DemoServer
 import Foundation
-import Testing
-@testable import NetOps
 import TestSupport
+import Testing
+
+@testable import NetOps
 
 /// Downloads, uploads, progress and temporary files.
 @Suite(.timeLimit(.minutes(2)))
@@ -134,9 +135,10 @@ struct TransferTests {
     @Test(arguments: TestEngine.allCases) func noTemporaryFilesAreLeft(_ engine: TestEngine) async throws {
         let temporary = FileManager.default.temporaryDirectory
         func ours() throws -> Set<String> {
-            Set(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter {
-                $0.hasSuffix(".tmp")
-            })
+            Set(
+                try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter {
+                    $0.hasSuffix(".tmp")
+                })
         }
         let before = try ours()
         let directory = try Self.scratchDirectory()

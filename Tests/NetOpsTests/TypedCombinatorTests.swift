@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import NetOps
 import TestSupport
+import Testing
 
 /// `combine` of operations of different types, `map` / `mapError` / `catch`, and `result` on
 /// plain operations, against DemoServer.

@@ -2,8 +2,8 @@ import APILayer
 import Foundation
 import NetOps
 import SampleAPI
-import Testing
 import TestSupport
+import Testing
 
 /// The typed combinators over SampleAPI's operations, end to end against DemoServer: `combine`
 /// of API operations of different models, `map`, `mapError` and `catch` on an API operation.

@@ -5,8 +5,8 @@ import NetOps
 import SampleAPI
 import SampleTemplates
 import Templater
-import Testing
 import TestSupport
+import Testing
 import Validator
 
 /// SampleAPI when things go wrong: each pipeline stage fails and names itself, bad answers get
@@ -17,7 +17,10 @@ struct SampleAPIFailureTests {
         try await withSampleService { _ in
             let error = try #require(await apiError { try await APIManager.users([12, 13]) })
             #expect(error.stageName == "validation")
-            guard case let .validation(errors) = error.stage else { Issue.record("not a validation error"); return }
+            guard case let .validation(errors) = error.stage else {
+                Issue.record("not a validation error")
+                return
+            }
             let names = errors.map(\.description)
             #expect(errors.contains { $0.path == "/response/1/first_name" }, "\(names)")
             #expect(error.description.contains("lengthMustBeEqualOrGreaterThan"), "\(error)")

@@ -5,8 +5,8 @@ import NetOps
 import SampleAPI
 import SampleTemplates
 import Templater
-import Testing
 import TestSupport
+import Testing
 
 /// SampleAPI's flows: expired tokens, profile screens as groups, stubs.
 @Suite("SampleAPI flows", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))

@@ -3,8 +3,8 @@ import DemoServer
 import Foundation
 import NetOps
 import SampleAPI
-import Testing
 import TestSupport
+import Testing
 
 /// Every SampleAPI method end to end against DemoServer: request built, token placed, response
 /// validated against the shipped template, model mapped.
@@ -126,8 +126,9 @@ struct SampleAPIMethodTests {
             try await APIManager.logout()
             #expect(APIManager.token == nil)
             // The old token no longer opens anything.
-            let probe = DTO.get(fixture.server.sampleAPIBaseURL(realm: fixture.realm).appendingPathComponent("users.get"),
-                                parameters: ["access_token": token])
+            let probe = DTO.get(
+                fixture.server.sampleAPIBaseURL(realm: fixture.realm).appendingPathComponent("users.get"),
+                parameters: ["access_token": token])
             probe.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
             _ = try await probe.run()
             #expect(SampleServiceError(body: probe.receivedData)?.code == SampleServiceError.authorizationFailed)

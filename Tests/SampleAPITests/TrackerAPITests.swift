@@ -5,8 +5,8 @@ import NetOps
 import SampleAPI
 import SampleTemplates
 import Templater
-import Testing
 import TestSupport
+import Testing
 import Validator
 
 /// TrackerAPI, the REST sample: templates in subfolders, typed operations, its own scope.
@@ -26,8 +26,9 @@ struct TrackerAPITests {
 
     /// Stubs of the tracker API answer from the nested templates, offline, typed.
     @Test func stubsAnswerFromNestedTemplates() async throws {
-        var configuration = APIScope.Configuration(templates: TemplateStore(directory: SampleTemplates.trackerDirectory),
-                                                   stubMode: .immediate)
+        var configuration = APIScope.Configuration(
+            templates: TemplateStore(directory: SampleTemplates.trackerDirectory),
+            stubMode: .immediate)
         configuration.mapperConfiguration.dateDecodingStrategy = .iso8601
         try await TrackerAPI.withAPI(APIScope(name: "tracker-stubs", configuration: configuration)) {
             let issues = try await TrackerAPI.issues(owner: "octo-org", repo: "hello-world").run()
@@ -88,15 +89,18 @@ struct TrackerAPILiveTests {
 
     @Test func createsUpdatesAndDeletesWith201And204() async throws {
         try await withTracker { _, _, _ in
-            let creation = TrackerAPI.createIssue(owner: Self.repo.owner, repo: Self.repo.name, title: "Crash on resume",
-                                                  body: "Steps…", labels: ["bug"])
+            let creation = TrackerAPI.createIssue(
+                owner: Self.repo.owner, repo: Self.repo.name, title: "Crash on resume",
+                body: "Steps…", labels: ["bug"])
             let created = try await creation.run()
             #expect(creation.statusCode == 201)
             #expect(creation.responseHeaders["Location"]?.hasSuffix("/issues/\(created.number)") == true)
             #expect(created.title == "Crash on resume" && created.labels.map(\.name) == ["bug"])
 
-            let closed = try await TrackerAPI.updateIssue(created.number, owner: Self.repo.owner, repo: Self.repo.name,
-                                                          state: "closed").run()
+            let closed = try await TrackerAPI.updateIssue(
+                created.number, owner: Self.repo.owner, repo: Self.repo.name,
+                state: "closed"
+            ).run()
             #expect(closed.state == "closed" && closed.closedAt != nil)
 
             let deletion = TrackerAPI.deleteIssue(created.number, owner: Self.repo.owner, repo: Self.repo.name)
@@ -105,7 +109,10 @@ struct TrackerAPILiveTests {
 
             let gone = TrackerAPI.issue(created.number, owner: Self.repo.owner, repo: Self.repo.name)
             _ = try? await gone.run()
-            guard case let .failure(error)? = gone.result else { Issue.record("a deleted issue was found"); return }
+            guard case let .failure(error)? = gone.result else {
+                Issue.record("a deleted issue was found")
+                return
+            }
             #expect(error.stageName == "server")
             #expect((error.serverError as? TrackerError)?.message == "Not Found")
         }
@@ -134,7 +141,10 @@ struct TrackerAPILiveTests {
             #expect(slashed.isEmpty)
             let escaping = TrackerAPI.issues(owner: "octo-org", repo: "..")
             _ = try? await escaping.run()
-            guard case let .failure(error)? = escaping.result else { Issue.record("'..' was sent"); return }
+            guard case let .failure(error)? = escaping.result else {
+                Issue.record("'..' was sent")
+                return
+            }
             #expect(error.stageName == "construction")
             let paths = server.trackerService(realm: realm).receivedPaths
             #expect(paths.contains("/rest/\(realm)/repos/octo-org/a%2Fb/issues"))

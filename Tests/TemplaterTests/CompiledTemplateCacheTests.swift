@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// Templates are compiled once per version of the store, and a mutation makes the next call
 /// compile the new version.
@@ -13,10 +14,12 @@ struct CompiledTemplateCacheTests {
 
     /// A template that accepts only `response.version == value`.
     private func exactTemplate(_ value: Int) -> JSONValue {
-        .object(["response": .object([
-            "version": .int(value),
-            "version-Rules": .object(["minimum": .int(value), "maximum": .int(value)]),
-        ])])
+        .object([
+            "response": .object([
+                "version": .int(value),
+                "version-Rules": .object(["minimum": .int(value), "maximum": .int(value)]),
+            ])
+        ])
     }
 
     @Test func compiledOnceThenServedFromMemory() throws {
@@ -82,16 +85,19 @@ struct CompiledTemplateCacheTests {
             let store = TemplateStore(directory: folder)
             try store.write(exactTemplate(0), for: "a.get")
             let wrong = Shared(0)
-            let readers: [@Sendable () -> Void] = (0..<4).map { _ in {
-                for _ in 0..<300 {
-                    guard let template = try? store.compiledTemplate(for: "a.get"),
-                          case let .object(root) = template.json, case let .object(inner)? = root["response"],
-                          case let .int(version)? = inner["version"], (0...20).contains(version) else {
-                        wrong.withLock { $0 += 1 }
-                        continue
+            let readers: [@Sendable () -> Void] = (0..<4).map { _ in
+                {
+                    for _ in 0..<300 {
+                        guard let template = try? store.compiledTemplate(for: "a.get"),
+                            case let .object(root) = template.json, case let .object(inner)? = root["response"],
+                            case let .int(version)? = inner["version"], (0...20).contains(version)
+                        else {
+                            wrong.withLock { $0 += 1 }
+                            continue
+                        }
                     }
                 }
-            } }
+            }
             let writer: @Sendable () -> Void = {
                 for version in 1...20 {
                     try? store.write(exactTemplate(version), for: "a.get")
@@ -108,6 +114,6 @@ struct CompiledTemplateCacheTests {
     }
 }
 
-private extension Data {
-    var utf8String: String { String(decoding: self, as: UTF8.self) }
+extension Data {
+    fileprivate var utf8String: String { String(decoding: self, as: UTF8.self) }
 }

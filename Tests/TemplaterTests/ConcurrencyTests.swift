@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 struct ConcurrencyTests {
     /// Runs `body` repeatedly until `stop` says so.
@@ -11,14 +12,15 @@ struct ConcurrencyTests {
 
     static func version(of template: JSONValue?) -> Int? {
         guard case let .object(root)? = template, case let .object(response)? = root["response"],
-              case let .int(version)? = response["version"] else { return nil }
+            case let .int(version)? = response["version"]
+        else { return nil }
         return version
     }
 
     @Test func sixteenReadersAndAWriterForASecond() throws {
         try withTemporaryFolder { folder in
             let store = TemplateStore(directory: folder)
-            let names = (0 ..< 8).map { "stable\($0).get" }
+            let names = (0..<8).map { "stable\($0).get" }
             for (index, name) in names.enumerated() { try store.write(sampleTemplate(index), for: name) }
             try store.write(sampleTemplate(0), for: "hot.get")
             let stop = Shared(false)
@@ -33,7 +35,10 @@ struct ConcurrencyTests {
                     version += 1
                     do {
                         try store.write(sampleTemplate(version), for: "hot.get")
-                        if version % 10 == 0 { try store.remove(for: "stable0.get"); try store.write(sampleTemplate(0), for: "stable0.get") }
+                        if version % 10 == 0 {
+                            try store.remove(for: "stable0.get")
+                            try store.write(sampleTemplate(0), for: "stable0.get")
+                        }
                         if version % 7 == 0 { store.purgeCache() }
                     } catch {
                         problems.withLock { $0.append("write: \(error)") }
@@ -42,7 +47,7 @@ struct ConcurrencyTests {
                 lastWritten.withLock { $0 = version }
                 stop.withLock { $0 = true }
             }
-            let readers: [@Sendable () -> Void] = (0 ..< 16).map { reader in
+            let readers: [@Sendable () -> Void] = (0..<16).map { reader in
                 {
                     var lastSeen = 0
                     var count = 0
@@ -77,14 +82,15 @@ struct ConcurrencyTests {
     @Test(arguments: [false, true])
     func movingTheFolderWhileReading(forceCopy: Bool) throws {
         try withTemporaryFolder { work in
-            let store = TemplateStore(directory: work.appendingPathComponent("a"), limits: .default,
-                                      mover: DirectoryMover(forceCopy: forceCopy))
-            let names = (0 ..< 8).map { "m\($0).get" }
+            let store = TemplateStore(
+                directory: work.appendingPathComponent("a"), limits: .default,
+                mover: DirectoryMover(forceCopy: forceCopy))
+            let names = (0..<8).map { "m\($0).get" }
             for (index, name) in names.enumerated() { try store.write(sampleTemplate(index), for: name) }
             let stop = Shared(false)
             let problems = Shared<[String]>([])
             let mover: @Sendable () -> Void = {
-                for step in 1 ... 12 {
+                for step in 1...12 {
                     do {
                         try store.setNewPathToTemplateDirectory(work.appendingPathComponent("hop\(step)/templates"))
                         store.purgeCache()
@@ -94,7 +100,7 @@ struct ConcurrencyTests {
                 }
                 stop.withLock { $0 = true }
             }
-            let readers: [@Sendable () -> Void] = (0 ..< 8).map { reader in
+            let readers: [@Sendable () -> Void] = (0..<8).map { reader in
                 {
                     var count = 0
                     Self.loop(until: stop) {
@@ -122,7 +128,7 @@ struct ConcurrencyTests {
     @Test func unpackingWhileReading() throws {
         try withTemporaryFolder { work in
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
-            let archives = try (0 ..< 2).map { version -> URL in
+            let archives = try (0..<2).map { version -> URL in
                 let archive = work.appendingPathComponent("v\(version).zip")
                 try IdempotentUnarchiveTests.makeArchive(
                     ["x.get.json": #"{"response": {"version": \#(version)}}"#], at: archive)
@@ -132,14 +138,14 @@ struct ConcurrencyTests {
             let stop = Shared(false)
             let problems = Shared<[String]>([])
             let unpacker: @Sendable () -> Void = {
-                for step in 1 ... 10 {
+                for step in 1...10 {
                     do { try store.unarchiveDefaultTemplates(from: archives[step % 2]) } catch {
                         problems.withLock { $0.append("unpack: \(error)") }
                     }
                 }
                 stop.withLock { $0 = true }
             }
-            let readers: [@Sendable () -> Void] = (0 ..< 8).map { _ in
+            let readers: [@Sendable () -> Void] = (0..<8).map { _ in
                 {
                     Self.loop(until: stop) {
                         do {

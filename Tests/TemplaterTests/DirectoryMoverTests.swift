@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 struct DirectoryMoverTests {
     static func device(of url: URL) -> UInt64? {
@@ -11,8 +12,9 @@ struct DirectoryMoverTests {
     @Test(arguments: [false, true])
     func moveKeepsFilesAndCache(forceCopy: Bool) throws {
         try withTemporaryFolder { work in
-            let store = TemplateStore(directory: work.appendingPathComponent("old"), limits: .default,
-                                      mover: DirectoryMover(forceCopy: forceCopy))
+            let store = TemplateStore(
+                directory: work.appendingPathComponent("old"), limits: .default,
+                mover: DirectoryMover(forceCopy: forceCopy))
             try store.write(sampleTemplate(1), for: "a.get")
             try writeFile("notes", to: work.appendingPathComponent("old/sub/notes.txt"))
             _ = try store.template(for: "a.get")
@@ -33,7 +35,7 @@ struct DirectoryMoverTests {
         let shm = URL(fileURLWithPath: "/dev/shm")
         let tmp = FileManager.default.temporaryDirectory
         guard FileManager.default.isWritableFile(atPath: shm.path), Self.device(of: shm) != Self.device(of: tmp) else {
-            return // no second file system here; the forced-copy cases above cover the same code
+            return  // no second file system here; the forced-copy cases above cover the same code
         }
         try withTemporaryFolder { work in
             let store = TemplateStore(directory: work.appendingPathComponent("old"))

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 struct IdempotentUnarchiveTests {
     /// Packs `files` (name → JSON text) into an archive with Info-ZIP.
@@ -46,11 +47,12 @@ struct IdempotentUnarchiveTests {
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             let v1 = work.appendingPathComponent("v1.zip")
-            try Self.makeArchive([
-                "a.get.json": #"{"response": "a1"}"#,
-                "b.get.json": #"{"response": "b1"}"#,
-                "gone.get.json": #"{"response": "gone"}"#,
-            ], at: v1)
+            try Self.makeArchive(
+                [
+                    "a.get.json": #"{"response": "a1"}"#,
+                    "b.get.json": #"{"response": "b1"}"#,
+                    "gone.get.json": #"{"response": "gone"}"#,
+                ], at: v1)
             try store.unarchiveDefaultTemplates(from: v1)
             #expect(try store.template(for: "a.get") == .object(["response": .string("a1")]))
 
@@ -60,10 +62,11 @@ struct IdempotentUnarchiveTests {
             try store.write(.object(["response": .string("a-recorded")]), for: "a.get")
 
             let v2 = work.appendingPathComponent("v2.zip")
-            try Self.makeArchive([
-                "a.get.json": #"{"response": "a2"}"#,
-                "new.get.json": #"{"response": "new"}"#,
-            ], at: v2)
+            try Self.makeArchive(
+                [
+                    "a.get.json": #"{"response": "a2"}"#,
+                    "new.get.json": #"{"response": "new"}"#,
+                ], at: v2)
             let report = try store.unarchiveDefaultTemplates(from: v2)
             #expect(report.outcome == .unpacked)
             #expect(report.installed == ["a.get", "new.get"])

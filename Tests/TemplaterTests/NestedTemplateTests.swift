@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// Names with `/`: templates in subfolders of the template folder.
 struct NestedTemplateTests {
@@ -21,14 +22,15 @@ struct NestedTemplateTests {
             #expect(try other.template(for: "repos/issues/comments/list") == sampleTemplate(3))
             #expect(try other.template(for: "issues/missing") == nil)
             #expect(try other.template(for: "nowhere/missing") == nil)
-            #expect(try other.templateNames().map(\.rawValue)
-                == ["issues/get", "issues/list-for-repo", "repos/issues/comments/list", "users.get"])
+            #expect(
+                try other.templateNames().map(\.rawValue)
+                    == ["issues/get", "issues/list-for-repo", "repos/issues/comments/list", "users.get"])
 
             try store.remove(for: "issues/get")
             #expect(listing(folder.appendingPathComponent("issues")) == ["list-for-repo.json"])
             try store.remove(for: "issues/list-for-repo")
             try store.remove(for: "repos/issues/comments/list")
-            try store.remove(for: "repos/issues/comments/list") // no template: not an error
+            try store.remove(for: "repos/issues/comments/list")  // no template: not an error
             try store.remove(for: "never/was/here")
             // The folders the removals left empty went with them; the template folder stays.
             #expect(listing(folder) == ["users.get.json"])
@@ -107,13 +109,15 @@ struct NestedTemplateTests {
             let store = TemplateStore(directory: work)
             try store.write(sampleTemplate(0), for: "deep/er/name")
             let failures = Shared<[String]>([])
-            var bodies: [@Sendable () -> Void] = [{
-                for version in 1 ... 100 { try? store.write(sampleTemplate(version), for: "deep/er/name") }
-            }]
-            for reader in 0 ..< 3 {
+            var bodies: [@Sendable () -> Void] = [
+                {
+                    for version in 1...100 { try? store.write(sampleTemplate(version), for: "deep/er/name") }
+                }
+            ]
+            for reader in 0..<3 {
                 bodies.append {
                     var last = -1
-                    for round in 0 ..< 300 {
+                    for round in 0..<300 {
                         if round % 50 == 0 { store.purgeCache() }
                         guard let version = ConcurrencyTests.version(of: try? store.template(for: "deep/er/name")) else {
                             failures.withLock { $0.append("reader \(reader): no template") }
@@ -146,8 +150,9 @@ struct NestedTemplateTests {
     @Test(arguments: [false, true])
     func moveCarriesSubfolders(forceCopy: Bool) throws {
         try withTemporaryFolder { work in
-            let store = TemplateStore(directory: work.appendingPathComponent("old"), limits: .default,
-                                      mover: DirectoryMover(forceCopy: forceCopy))
+            let store = TemplateStore(
+                directory: work.appendingPathComponent("old"), limits: .default,
+                mover: DirectoryMover(forceCopy: forceCopy))
             try store.write(sampleTemplate(1), for: "issues/list")
             try store.write(sampleTemplate(2), for: "repos/issues/comments/get")
             _ = try store.template(for: "issues/list")

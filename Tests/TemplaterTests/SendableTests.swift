@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import Templater
+import Testing
 import Validator
 
 /// The public API used from `@Sendable` contexts and tasks: keeps it honest under Swift 6.
@@ -11,7 +11,7 @@ struct SendableTests {
         let store = TemplateStore(directory: folder, limits: ArchiveLimits(maxEntryCount: 100))
         try store.write(.object(["response": .int(1)]), for: "a.get")
         let results = await withTaskGroup(of: Result<JSONValue?, TemplaterError>.self) { group in
-            for _ in 0 ..< 4 {
+            for _ in 0..<4 {
                 group.addTask { @Sendable in
                     Result { () throws(TemplaterError) in try store.template(for: "a.get") }
                 }

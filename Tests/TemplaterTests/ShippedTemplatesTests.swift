@@ -1,8 +1,9 @@
 import Foundation
 import SampleTemplates
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// The SampleAPI templates in `Templates/` and the archive built from them.
 struct ShippedTemplatesTests {
@@ -20,10 +21,10 @@ struct ShippedTemplatesTests {
     /// Entry names and contents of an archive, read back by Python's zipfile (an independent reader).
     static func contents(of archiveURL: URL) throws -> [String: Data] {
         let script = """
-        import sys, zipfile, json
-        z = zipfile.ZipFile(sys.argv[1])
-        print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))
-        """
+            import sys, zipfile, json
+            z = zipfile.ZipFile(sys.argv[1])
+            print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))
+            """
         let output = try ArchiveTools.python(script, [archiveURL.path])
         let decoded = try JSONDecoder().decode([String: String].self, from: Data(output.utf8))
         return decoded.mapValues { hex in
@@ -31,7 +32,7 @@ struct ShippedTemplatesTests {
             var index = hex.startIndex
             while index < hex.endIndex {
                 let next = hex.index(index, offsetBy: 2)
-                bytes.append(UInt8(hex[index ..< next], radix: 16) ?? 0)
+                bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
                 index = next
             }
             return Data(bytes)
@@ -44,8 +45,10 @@ struct ShippedTemplatesTests {
             expected[file.lastPathComponent] = try Data(contentsOf: file)
         }
         let shipped = try Self.contents(of: Self.archive)
-        #expect(shipped.keys.sorted() == expected.keys.sorted(),
-                "Templates/APIManagerResponseDefaultTemplates.zip is stale: run `swift run apilayer templates pack Templates/SampleAPI --out Templates/APIManagerResponseDefaultTemplates.zip`")
+        #expect(
+            shipped.keys.sorted() == expected.keys.sorted(),
+            "Templates/APIManagerResponseDefaultTemplates.zip is stale: run `swift run apilayer templates pack Templates/SampleAPI --out Templates/APIManagerResponseDefaultTemplates.zip`"
+        )
         for (name, data) in expected where shipped[name] != data {
             Issue.record("\(name) differs in the shipped archive: re-run `apilayer templates pack`")
         }

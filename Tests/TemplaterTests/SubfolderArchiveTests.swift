@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// Archives whose entries sit in folders: `issues/list.json` is the template `issues/list`.
 struct SubfolderArchiveTests {
@@ -13,8 +14,10 @@ struct SubfolderArchiveTests {
         "users.get.json": #"{"response": 4}"#,
     ]
 
-    static let nestedNames = ["issues/get", "issues/list-for-repo", "repos/issues/comments/list",
-                              "users.get", "пользователи/получить"].sorted()
+    static let nestedNames = [
+        "issues/get", "issues/list-for-repo", "repos/issues/comments/list",
+        "users.get", "пользователи/получить",
+    ].sorted()
 
     @Test func packThenUnpackRoundTripsSubfolders() throws {
         try withTemporaryFolder { work in
@@ -76,8 +79,9 @@ struct SubfolderArchiveTests {
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
             let report = try store.unarchiveDefaultTemplates(from: archive)
             #expect(report.installed == ["issues/list-for-repo", "repos/issues/comments/list", "users.get"])
-            #expect(report.skipped.map(\.path).sorted()
-                == [".git/config.json", "__MACOSX/issues/._list-for-repo.json", "issues/README.md"])
+            #expect(
+                report.skipped.map(\.path).sorted()
+                    == [".git/config.json", "__MACOSX/issues/._list-for-repo.json", "issues/README.md"])
             #expect(report.rejected.map(\.path) == ["issues/b..c/x.json"])
             #expect(report.rejected.first?.reason.contains("'..'") == true)
             #expect(listing(work.appendingPathComponent("t")) == [ArchiveMarker.fileName, "issues", "repos", "users.get.json"])
@@ -90,20 +94,22 @@ struct SubfolderArchiveTests {
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             let v1 = work.appendingPathComponent("v1.zip")
-            try IdempotentUnarchiveTests.makeArchive([
-                "issues/list.json": #"{"response": "list1"}"#,
-                "issues/gone.json": #"{"response": "gone"}"#,
-                "old/only.json": #"{"response": "old"}"#,
-            ], at: v1)
+            try IdempotentUnarchiveTests.makeArchive(
+                [
+                    "issues/list.json": #"{"response": "list1"}"#,
+                    "issues/gone.json": #"{"response": "gone"}"#,
+                    "old/only.json": #"{"response": "old"}"#,
+                ], at: v1)
             try store.unarchiveDefaultTemplates(from: v1)
             try store.write(.object(["response": .string("mine")]), for: "issues/custom")
             try store.write(.object(["response": .string("recorded")]), for: "mine/deep/one")
 
             let v2 = work.appendingPathComponent("v2.zip")
-            try IdempotentUnarchiveTests.makeArchive([
-                "issues/list.json": #"{"response": "list2"}"#,
-                "issues/new.json": #"{"response": "new"}"#,
-            ], at: v2)
+            try IdempotentUnarchiveTests.makeArchive(
+                [
+                    "issues/list.json": #"{"response": "list2"}"#,
+                    "issues/new.json": #"{"response": "new"}"#,
+                ], at: v2)
             let report = try store.unarchiveDefaultTemplates(from: v2)
             #expect(report.installed == ["issues/list", "issues/new"])
             #expect(report.kept == ["issues/custom.json", "mine/deep/one.json"])

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// A symbolic link inside the template folder is never followed: nothing outside the folder is
 /// read, written, removed or listed through it.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// The template folder moved with `setNewPathToTemplateDirectory(_:)` is found again by the
 /// next store made on the original folder, as a restarted service makes it.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 struct TemplateStoreTests {
     enum SampleMethod: String { case usersGet = "users.get" }
@@ -58,8 +59,12 @@ struct TemplateStoreTests {
                 Issue.record("a broken template was accepted")
             } catch let error as TemplaterError {
                 switch error {
-                case let .invalidRules(name, _, _): #expect(broken.expectRules); #expect(name == "bad.get")
-                case let .invalidJSON(name, _, _): #expect(!broken.expectRules); #expect(name == "bad.get")
+                case let .invalidRules(name, _, _):
+                    #expect(broken.expectRules)
+                    #expect(name == "bad.get")
+                case let .invalidJSON(name, _, _):
+                    #expect(!broken.expectRules)
+                    #expect(name == "bad.get")
                 default: Issue.record("unexpected error \(error)")
                 }
                 #expect(!error.description.contains("\n"))
@@ -97,7 +102,7 @@ struct TemplateStoreTests {
             try store.write(sampleTemplate(1), for: "a.get")
             try store.write(sampleTemplate(2), for: "b.get")
             try store.remove(for: "a.get")
-            try store.remove(for: "a.get") // no template: not an error
+            try store.remove(for: "a.get")  // no template: not an error
             #expect(try store.template(for: "a.get") == nil)
             #expect(try store.templateNames().map(\.rawValue) == ["b.get"])
             try store.removeAll()

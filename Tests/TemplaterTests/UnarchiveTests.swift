@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// Archives made by real tools at test time, unpacked through a store.
 struct UnarchiveTests {
@@ -65,7 +66,7 @@ struct UnarchiveTests {
     @Test func packThenUnpackRoundTrips() throws {
         try withTemporaryFolder { work in
             let source = work.appendingPathComponent("source")
-            for index in 0 ..< 20 {
+            for index in 0..<20 {
                 try writeFile(#"{"response": {"n": \#(index)}}"#, to: source.appendingPathComponent("m\(index).get.json"))
             }
             let archive = work.appendingPathComponent("a.zip")

@@ -13,6 +13,7 @@ public final class LogCapture: @unchecked Sendable {
     private let lock = NSLock()
     private var entries: [Entry] = []
 
+    /// An empty capture.
     public init() {}
 
     /// All lines so far, one per line.
@@ -41,19 +42,24 @@ public final class LogCapture: @unchecked Sendable {
     /// The `LogHandler` of a capture.
     public struct Handler: LogHandler {
         let capture: LogCapture
+        /// The logger's own metadata, written into each captured line.
         public var metadata: Logger.Metadata = [:]
+        /// Everything is captured by default.
         public var logLevel: Logger.Level = .trace
 
+        /// One metadata value of the logger.
         public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
 
+        /// Records one line.
         public func log(event: LogEvent) {
             let error = event.error.map { "\(String(describing: $0)) \(String(reflecting: $0))" } ?? ""
-            capture.append(Entry(
-                level: event.level, message: event.message.description,
-                line: "\(event.level) \(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 }) \(error)"))
+            capture.append(
+                Entry(
+                    level: event.level, message: event.message.description,
+                    line: "\(event.level) \(event.message) \(metadata.merging(event.metadata ?? [:]) { $1 }) \(error)"))
         }
     }
 }

@@ -33,6 +33,7 @@ public final class ProcessGate: Sendable {
         /// Alone: no other holder at all.
         case exclusive
 
+        /// `shared` or `exclusive`.
         public var description: String {
             switch self {
             case .shared: "shared"
@@ -50,6 +51,7 @@ public final class ProcessGate: Sendable {
         /// The accesses waiting, first come first.
         public var waiting: [Access]
 
+        /// A snapshot of the gate.
         public init(sharedHolders: Int, exclusiveHeld: Bool, waiting: [Access]) {
             self.sharedHolders = sharedHolders
             self.exclusiveHeld = exclusiveHeld
@@ -62,6 +64,7 @@ public final class ProcessGate: Sendable {
 
     /// Thrown instead of deadlocking when a task that holds the gate shared asks for it exclusively.
     public struct UpgradeError: Error, CustomStringConvertible {
+        /// What went wrong, in one line.
         public var description: String { "a task holding the process gate shared asked for it exclusively" }
     }
 
@@ -172,7 +175,7 @@ public final class ProcessGate: Sendable {
                 return (nil, [])
             }
             guard let index = state.queue.firstIndex(where: { $0.id == id }) else {
-                return (nil, []) // already admitted: the holder releases as usual
+                return (nil, [])  // already admitted: the holder releases as usual
             }
             let waiter = state.queue.remove(at: index)
             return (waiter.continuation, state.admit())

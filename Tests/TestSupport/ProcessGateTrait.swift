@@ -13,8 +13,10 @@ public struct ProcessGateTrait: TestTrait, SuiteTrait, TestScoping {
     /// The access each test case holds.
     public let access: ProcessGate.Access
 
+    /// Applies to every test of a suite that carries it.
     public var isRecursive: Bool { true }
 
+    /// The trait that holds the gate around one test case, or nil where it must not.
     public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
         // Per test case only: never around a whole suite or a whole parameterised function.
         guard testCase != nil else { return nil }
@@ -24,6 +26,7 @@ public struct ProcessGateTrait: TestTrait, SuiteTrait, TestScoping {
         return access == .exclusive || !exclusive ? self : nil
     }
 
+    /// Runs the test case while holding the gate with this trait's access.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,

@@ -8,6 +8,7 @@ public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConverti
     case urlSession
     case nio
 
+    /// The engine's name in test reports: `urlsession` or `nio`.
     public var testDescription: String { rawValue }
 
     /// The session operations of this engine run in.

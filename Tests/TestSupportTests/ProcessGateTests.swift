@@ -1,6 +1,6 @@
 import NetOps
-import Testing
 import TestSupport
+import Testing
 
 /// The readers–writer gate: who may enter together, in which order, and what a cancelled wait
 /// leaves behind. Every test uses a gate of its own, never `ProcessGate.tests`.

@@ -24,18 +24,24 @@ import Validator
     }
 
     static let levelCases: [ValidationCase] = [
-        ValidationCase("objects in a root array are top level", template: #"[{"id": 1}]"#, response: "[{}]",
-                       mask: .keys, expected: ["/0/id key"]),
-        ValidationCase("objects in a root array are not sub-entities", template: #"[{"id": 1}]"#, response: "[{}]",
-                       mask: .subEntityKeys, expected: []),
-        ValidationCase("objects in an array under a key are sub-entities", template: #"{"l": [{"id": 1}]}"#,
-                       response: #"{"l": [{}]}"#, mask: .subEntityKeys, expected: ["/l/0/id key"]),
-        ValidationCase("deep sub-entities", template: #"{"a": {"b": {"c": 1}}}"#, response: #"{"a": {"b": {}}}"#,
-                       mask: .subEntityKeys, expected: ["/a/b/c key"]),
-        ValidationCase("types without keys skip absent keys", template: #"{"a": 1, "b": {"c": 1}}"#, response: #"{"b": {}}"#,
-                       mask: .valueTypes, expected: []),
-        ValidationCase("isOptional is honoured without the rules bit", template: #"{"a": 1, "a-Rules": {"isOptional": true}}"#,
-                       response: "{}", mask: .keys, expected: []),
+        ValidationCase(
+            "objects in a root array are top level", template: #"[{"id": 1}]"#, response: "[{}]",
+            mask: .keys, expected: ["/0/id key"]),
+        ValidationCase(
+            "objects in a root array are not sub-entities", template: #"[{"id": 1}]"#, response: "[{}]",
+            mask: .subEntityKeys, expected: []),
+        ValidationCase(
+            "objects in an array under a key are sub-entities", template: #"{"l": [{"id": 1}]}"#,
+            response: #"{"l": [{}]}"#, mask: .subEntityKeys, expected: ["/l/0/id key"]),
+        ValidationCase(
+            "deep sub-entities", template: #"{"a": {"b": {"c": 1}}}"#, response: #"{"a": {"b": {}}}"#,
+            mask: .subEntityKeys, expected: ["/a/b/c key"]),
+        ValidationCase(
+            "types without keys skip absent keys", template: #"{"a": 1, "b": {"c": 1}}"#, response: #"{"b": {}}"#,
+            mask: .valueTypes, expected: []),
+        ValidationCase(
+            "isOptional is honoured without the rules bit", template: #"{"a": 1, "a-Rules": {"isOptional": true}}"#,
+            response: "{}", mask: .keys, expected: []),
         ValidationCase("an empty mask checks nothing", template: #"{"a": 1}"#, response: "[]", mask: [], expected: []),
     ]
 

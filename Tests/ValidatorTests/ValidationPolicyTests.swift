@@ -36,8 +36,10 @@ import Validator
 
     @Test func failFastLimitsCustomErrors() throws {
         let policy = ValidationPolicy.custom { _ in
-            [ValidationError(path: "/a", check: .custom("a"), expected: "x", actual: "y"),
-             ValidationError(path: "/b", check: .custom("b"), expected: "x", actual: "y")]
+            [
+                ValidationError(path: "/a", check: .custom("a"), expected: "x", actual: "y"),
+                ValidationError(path: "/b", check: .custom("b"), expected: "x", actual: "y"),
+            ]
         }
         #expect(policy.validate(.null, template: nil).count == 2)
         #expect(policy.validate(.null, template: nil, failFast: true).map(\.path) == ["/a"])

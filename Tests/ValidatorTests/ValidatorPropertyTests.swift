@@ -6,17 +6,17 @@ import Validator
 /// bound is reported once, at the mutated value's JSON Pointer, by the matching check.
 @Suite struct ValidatorPropertyTests {
     static let template = #"""
-    {"id": 7, "id-Rules": {"minimum": 1, "maximum": 1000000},
-     "name": "ann", "name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 12},
-     "email": "ann@example.com", "email-Rules": {"hasSuffix": "@example.com"},
-     "active": true,
-     "score": 1.5, "score-Rules": {"minimum": 0, "maximum": 100},
-     "role": "user", "role-Rules": {"matchWithOneOf": ["user", "admin", "guest"]},
-     "nickname": "a", "nickname-Rules": {"isOptional": true},
-     "city": {"id": 1, "id-Rules": {"minimum": 0}, "title": "Oslo"},
-     "tags": ["x"], "tags-Rules": {"elementsMustBeEqualOrMoreThan": 1, "elementsMustBeEqualOrLessThan": 5},
-     "friends": [{"id": 1, "since": null}]}
-    """#
+        {"id": 7, "id-Rules": {"minimum": 1, "maximum": 1000000},
+         "name": "ann", "name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 12},
+         "email": "ann@example.com", "email-Rules": {"hasSuffix": "@example.com"},
+         "active": true,
+         "score": 1.5, "score-Rules": {"minimum": 0, "maximum": 100},
+         "role": "user", "role-Rules": {"matchWithOneOf": ["user", "admin", "guest"]},
+         "nickname": "a", "nickname-Rules": {"isOptional": true},
+         "city": {"id": 1, "id-Rules": {"minimum": 0}, "title": "Oslo"},
+         "tags": ["x"], "tags-Rules": {"elementsMustBeEqualOrMoreThan": 1, "elementsMustBeEqualOrLessThan": 5},
+         "friends": [{"id": 1, "since": null}]}
+        """#
 
     struct User: Sendable {
         var id: Int
@@ -54,7 +54,9 @@ import Validator
         Gen.int(in: 0...500),
         Gen.lowercaseLetter.string(of: 1...4).array(of: 1...5),
         Gen.int(in: 1...99).array(of: 0...3)
-    ).map { User(id: $0.0, name: $0.1, mailbox: $0.2, active: $0.3, score: $0.4, role: $0.5, nickname: $0.6, cityID: $0.7, tags: $0.8, friendIDs: $0.9) }
+    ).map {
+        User(id: $0.0, name: $0.1, mailbox: $0.2, active: $0.3, score: $0.4, role: $0.5, nickname: $0.6, cityID: $0.7, tags: $0.8, friendIDs: $0.9)
+    }
 
     /// One change to a valid response and the single error it must cause.
     struct Mutation {
@@ -128,11 +130,15 @@ import Validator
     }
 
     @Test func mutationsCoverEveryKindOfCheck() {
-        let user = User(id: 1, name: "a", mailbox: "a", active: true, score: 1, role: "user", nickname: "n",
-                        cityID: 1, tags: ["t"], friendIDs: [2])
+        let user = User(
+            id: 1, name: "a", mailbox: "a", active: true, score: 1, role: "user", nickname: "n",
+            cityID: 1, tags: ["t"], friendIDs: [2])
         let rules = Set(Self.mutations(of: user).map(\.rule))
-        #expect(rules == ["key", "type", "minimum", "maximum", "lengthMustBeEqualOrGreaterThan", "lengthMustBeEqualOrLessThan",
-                          "hasSuffix", "matchWithOneOf", "elementsMustBeEqualOrMoreThan", "elementsMustBeEqualOrLessThan"])
+        #expect(
+            rules == [
+                "key", "type", "minimum", "maximum", "lengthMustBeEqualOrGreaterThan", "lengthMustBeEqualOrLessThan",
+                "hasSuffix", "matchWithOneOf", "elementsMustBeEqualOrMoreThan", "elementsMustBeEqualOrLessThan",
+            ])
     }
 }
 

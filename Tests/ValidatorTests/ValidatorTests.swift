@@ -3,34 +3,45 @@ import Validator
 
 @Suite struct ValidatorTests {
     static let users = #"""
-    {"response": [{"id": 1, "name": "Ann", "city": {"id": 2, "title": "Oslo", "title-Rules": {"lengthMustBeEqualOrGreaterThan": 2}},
-                   "photos": [{"url": "a.jpg", "url-Rules": {"hasSuffix": ".jpg"}}]}],
-     "count": 1, "count-Rules": {"minimum": 0}}
-    """#
+        {"response": [{"id": 1, "name": "Ann", "city": {"id": 2, "title": "Oslo", "title-Rules": {"lengthMustBeEqualOrGreaterThan": 2}},
+                       "photos": [{"url": "a.jpg", "url-Rules": {"hasSuffix": ".jpg"}}]}],
+         "count": 1, "count-Rules": {"minimum": 0}}
+        """#
 
     static let cases: [ValidationCase] = [
-        ValidationCase("valid nested response", template: users, response: #"""
-            {"response": [{"id": 1, "name": "A", "city": {"id": 3, "title": "Rome"}, "photos": []},
-                          {"id": 2, "name": "B", "city": {"id": 4, "title": "Bern"}, "photos": [{"url": "x.jpg"}, {"url": "y.jpg"}]}],
-             "count": 2}
-            """#, expected: []),
-        ValidationCase("objects inside arrays are checked", template: users, response: #"""
-            {"response": [{"id": 1, "name": "A", "city": {"id": 3, "title": "Rome"}, "photos": []},
-                          {"id": "2", "name": "B", "city": {"id": 4}, "photos": [{"url": "x.jpg"}, {"url": "y.png"}, {}]}],
-             "count": -1}
-            """#, expected: ["/count minimum", "/response/1/city/title key", "/response/1/id type",
-                             "/response/1/photos/1/url hasSuffix", "/response/1/photos/2/url key"]),
-        ValidationCase("a root array", template: #"[{"id": 1, "id-Rules": {"minimum": 1}}]"#,
-                       response: #"[{"id": 1}, {"id": 0}, {"x": 1}, 7]"#, expected: ["/1/id minimum", "/2/id key", "/3 type"]),
+        ValidationCase(
+            "valid nested response", template: users,
+            response: #"""
+                {"response": [{"id": 1, "name": "A", "city": {"id": 3, "title": "Rome"}, "photos": []},
+                              {"id": 2, "name": "B", "city": {"id": 4, "title": "Bern"}, "photos": [{"url": "x.jpg"}, {"url": "y.jpg"}]}],
+                 "count": 2}
+                """#, expected: []),
+        ValidationCase(
+            "objects inside arrays are checked", template: users,
+            response: #"""
+                {"response": [{"id": 1, "name": "A", "city": {"id": 3, "title": "Rome"}, "photos": []},
+                              {"id": "2", "name": "B", "city": {"id": 4}, "photos": [{"url": "x.jpg"}, {"url": "y.png"}, {}]}],
+                 "count": -1}
+                """#,
+            expected: [
+                "/count minimum", "/response/1/city/title key", "/response/1/id type",
+                "/response/1/photos/1/url hasSuffix", "/response/1/photos/2/url key",
+            ]),
+        ValidationCase(
+            "a root array", template: #"[{"id": 1, "id-Rules": {"minimum": 1}}]"#,
+            response: #"[{"id": 1}, {"id": 0}, {"x": 1}, 7]"#, expected: ["/1/id minimum", "/2/id key", "/3 type"]),
         ValidationCase("a root array of arrays", template: "[[1]]", response: #"[[1, 2], [3, "4"], 5]"#, expected: ["/1/1 type", "/2 type"]),
         ValidationCase("a root type mismatch", template: "{}", response: "[]", expected: [" type"]),
         ValidationCase("a scalar root", template: #""text""#, response: #""other""#, expected: []),
-        ValidationCase("keys with / and ~ are escaped in the pointer", template: #"{"a/b": {"c~d": 1}}"#,
-                       response: #"{"a/b": {"c~d": "x"}}"#, expected: ["/a~1b/c~0d type"]),
-        ValidationCase("an object instead of an array element type", template: #"{"list": [{"a": 1}]}"#,
-                       response: #"{"list": [[1]]}"#, expected: ["/list/0 type"]),
-        ValidationCase("a type error stops the walk into that value", template: #"{"o": {"a": 1, "b": 2}}"#,
-                       response: #"{"o": "flat"}"#, expected: ["/o type"]),
+        ValidationCase(
+            "keys with / and ~ are escaped in the pointer", template: #"{"a/b": {"c~d": 1}}"#,
+            response: #"{"a/b": {"c~d": "x"}}"#, expected: ["/a~1b/c~0d type"]),
+        ValidationCase(
+            "an object instead of an array element type", template: #"{"list": [{"a": 1}]}"#,
+            response: #"{"list": [[1]]}"#, expected: ["/list/0 type"]),
+        ValidationCase(
+            "a type error stops the walk into that value", template: #"{"o": {"a": 1, "b": 2}}"#,
+            response: #"{"o": "flat"}"#, expected: ["/o type"]),
     ]
 
     @Test(arguments: cases) func structure(_ testCase: ValidationCase) throws {

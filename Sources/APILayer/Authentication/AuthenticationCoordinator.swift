@@ -4,6 +4,7 @@ import Logging
 import NetOps
 import Tracing
 import Validator
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -82,15 +83,20 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     /// from the stored token when there is a readable one. Its refreshes are counted and traced
     /// through the global metrics and tracing systems, as API `unscoped`; an `APIScope`'s
     /// coordinator reports under the scope's name, factory and tracer.
-    public convenience init(authenticator: any Authenticator, store: any TokenStore,
-                            configuration: Configuration = Configuration(),
-                            logger: Logger = Logger(label: "APILayer.Authentication")) {
-        self.init(authenticator: authenticator, store: store, configuration: configuration, logger: logger,
-                  telemetry: RefreshTelemetry(api: "unscoped"))
+    public convenience init(
+        authenticator: any Authenticator, store: any TokenStore,
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "APILayer.Authentication")
+    ) {
+        self.init(
+            authenticator: authenticator, store: store, configuration: configuration, logger: logger,
+            telemetry: RefreshTelemetry(api: "unscoped"))
     }
 
-    init(authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
-         telemetry: RefreshTelemetry) {
+    init(
+        authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
+        telemetry: RefreshTelemetry
+    ) {
         self.authenticator = authenticator
         self.store = store
         self.configuration = configuration
@@ -181,7 +187,10 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Inserts the current token where `placement` says, or parks the operation.
     func adapt(_ request: URLRequest, for operation: BaseOperation, placement: TokenPlacement) -> RequestDecision {
-        enum Verdict { case send(String, Int), needsToken(TokenWait) }
+        enum Verdict {
+            case send(String, Int)
+            case needsToken(TokenWait)
+        }
         let verdict = state.withLock { state -> Verdict in
             if !state.refreshing, let token = state.token, !token.isExpired(leeway: configuration.expiryLeeway) {
                 return .send(token.accessToken, state.version)
@@ -209,7 +218,10 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         let unauthorized = response.statusCode == 401 || bodySaysUnauthorized(body, for: operation)
         guard unauthorized else { return .useDefault }
         let used = operation.userInfo[Self.versionKey] as? Int
-        enum Verdict { case replayNow, needsToken(TokenWait) }
+        enum Verdict {
+            case replayNow
+            case needsToken(TokenWait)
+        }
         let verdict = state.withLock { state -> Verdict in
             if let used, used < state.version { return .replayNow }
             return .needsToken(waitForTokenLocked(&state))
@@ -327,7 +339,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            do { try store.save(fresh) } catch { logger.error("the fresh token could not be saved: \(telemetry.redaction.text(String(describing: error)))") }
+            do { try store.save(fresh) } catch {
+                logger.error("the fresh token could not be saved: \(telemetry.redaction.text(String(describing: error)))")
+            }
             telemetry.refreshEnded(span, failure: nil)
             let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
             logger.info("token refreshed; replaying \(parked.count) parked operations")

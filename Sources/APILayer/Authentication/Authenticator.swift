@@ -1,5 +1,6 @@
 import Foundation
 import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -78,7 +79,8 @@ enum OAuthTokenEndpoint {
             throw AuthenticationError.transport(error.description)
         }
         guard let object = try? JSONSerialization.jsonObject(with: operation.receivedData) as? [String: Any],
-              let access = object["access_token"] as? String, !access.isEmpty else {
+            let access = object["access_token"] as? String, !access.isEmpty
+        else {
             throw AuthenticationError.malformedTokenResponse
         }
         let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue

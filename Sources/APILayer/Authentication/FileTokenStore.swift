@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,7 +24,8 @@ public struct FileTokenStore: TokenStore {
     /// A store at `~/.local/share/<service>/token.json` (or under `$XDG_DATA_HOME`).
     public init(service: String) {
         let environment = ProcessInfo.processInfo.environment
-        let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+        let base =
+            environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
         self.init(fileURL: base.appendingPathComponent(service).appendingPathComponent("token.json"))
     }
@@ -65,7 +67,10 @@ public struct FileTokenStore: TokenStore {
         let writeFailed = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
                 let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
-                if result < 0 { if errno == EINTR { continue }; return true }
+                if result < 0 {
+                    if errno == EINTR { continue }
+                    return true
+                }
                 written += result
             }
             return false

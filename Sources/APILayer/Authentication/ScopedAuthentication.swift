@@ -1,8 +1,9 @@
 import Foundation
+import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NetOps
 
 /// The interceptor of an operation an API scope made: the API's coordinator, where the method
 /// wants the token, and the origins allowed to receive it.

@@ -10,9 +10,11 @@ struct CallMetrics: Sendable {
     private var base: [(String, String)] { [(MetricDimension.api, api), (MetricDimension.method, method)] }
 
     func callEnded(outcome: CallOutcome, status: Int?, nanoseconds: Int64?, failedStage: String?) {
-        Counter(label: MetricLabel.requests,
-                dimensions: base + [(MetricDimension.statusClass, statusClass(status)), (MetricDimension.outcome, outcome.rawValue)],
-                factory: factory).increment()
+        Counter(
+            label: MetricLabel.requests,
+            dimensions: base + [(MetricDimension.statusClass, statusClass(status)), (MetricDimension.outcome, outcome.rawValue)],
+            factory: factory
+        ).increment()
         if let nanoseconds {
             Timer(label: MetricLabel.duration, dimensions: base + [(MetricDimension.outcome, outcome.rawValue)], factory: factory)
                 .recordNanoseconds(nanoseconds)
@@ -38,8 +40,10 @@ struct CallMetrics: Sendable {
     }
 
     static func refreshed(api: String, succeeded: Bool, factory: any MetricsFactory) {
-        Counter(label: MetricLabel.refreshes,
-                dimensions: [(MetricDimension.api, api), (MetricDimension.outcome, succeeded ? "success" : "failure")],
-                factory: factory).increment()
+        Counter(
+            label: MetricLabel.refreshes,
+            dimensions: [(MetricDimension.api, api), (MetricDimension.outcome, succeeded ? "success" : "failure")],
+            factory: factory
+        ).increment()
     }
 }

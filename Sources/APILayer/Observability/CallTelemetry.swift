@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Instrumentation
 import Logging
 import Metrics
 import NetOps
 import Tracing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// What one API call reports while it runs: its span and a child span per HTTP attempt, its
 /// metrics, and a debug log line per request and response, all under one request ID.
@@ -142,9 +143,11 @@ final class CallTelemetry: TransferObserver, Sendable {
             return false
         }
         let events = [
-            wasParked ? SpanEvent(name: SpanEventName.replayed)
-                : attempt > 1 ? SpanEvent(name: SpanEventName.retried, attributes: [SpanAttributeKey.attempt: .int64(Int64(attempt))])
-                : nil,
+            wasParked
+                ? SpanEvent(name: SpanEventName.replayed)
+                : attempt > 1
+                    ? SpanEvent(name: SpanEventName.retried, attributes: [SpanAttributeKey.attempt: .int64(Int64(attempt))])
+                    : nil,
             SpanEvent(name: SpanEventName.sent, attributes: [SpanAttributeKey.attempt: .int64(Int64(attempt))]),
         ].compactMap { $0 }
         let headers = sent.allHTTPHeaderFields ?? [:]
@@ -155,10 +158,12 @@ final class CallTelemetry: TransferObserver, Sendable {
             for event in events { call?.addEvent(event) }
             if attempt > 1 { metrics.resent(reason: wasParked ? "replay" : "retry") }
             logger.debug("request \(httpMethod) \(shown(request.url))", metadata: [LogMetadataKey.attempt: "\(attempt)"])
-            logger.trace("request headers", metadata: [
-                LogMetadataKey.attempt: "\(attempt)",
-                LogMetadataKey.headers: .dictionary(redaction.headers(headers).mapValues { .string($0) }),
-            ])
+            logger.trace(
+                "request headers",
+                metadata: [
+                    LogMetadataKey.attempt: "\(attempt)",
+                    LogMetadataKey.headers: .dictionary(redaction.headers(headers).mapValues { .string($0) }),
+                ])
             if ended { close(open, status: nil, errorType: "cancelled", at: instant) }
         }
         return sent
@@ -184,11 +189,13 @@ final class CallTelemetry: TransferObserver, Sendable {
             call?.addEvent(event)
             let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
             if let status {
-                logger.debug("response \(status) \(open.httpMethod) \(shown(open.url)) in \(milliseconds) ms, \(report.bytesReceived) bytes received, \(report.bytesSent) sent",
-                             metadata: [LogMetadataKey.attempt: "\(open.number)"])
+                logger.debug(
+                    "response \(status) \(open.httpMethod) \(shown(open.url)) in \(milliseconds) ms, \(report.bytesReceived) bytes received, \(report.bytesSent) sent",
+                    metadata: [LogMetadataKey.attempt: "\(open.number)"])
             } else {
-                logger.debug("no response \(open.httpMethod) \(shown(open.url)) after \(milliseconds) ms: \(report.error.map { redaction.text($0.description) } ?? "no response")",
-                             metadata: [LogMetadataKey.attempt: "\(open.number)"])
+                logger.debug(
+                    "no response \(open.httpMethod) \(shown(open.url)) after \(milliseconds) ms: \(report.error.map { redaction.text($0.description) } ?? "no response")",
+                    metadata: [LogMetadataKey.attempt: "\(open.number)"])
             }
         }
     }
@@ -241,10 +248,11 @@ final class CallTelemetry: TransferObserver, Sendable {
                 state.attempt = nil
                 state.parked = false
                 state.claimed = true
-                state.call = nil   // the span is ended below; nothing refers to it after
+                state.call = nil  // the span is ended below; nothing refers to it after
             }
-            return Taken(open: state.attempt, call: state.call, startedBefore: state.claimed, startedAt: state.startedAt,
-                         wasParked: state.parked, status: state.lastStatus, attempts: state.attempts)
+            return Taken(
+                open: state.attempt, call: state.call, startedBefore: state.claimed, startedAt: state.startedAt,
+                wasParked: state.parked, status: state.lastStatus, attempts: state.attempts)
         }
         guard let taken else { return }
         let outcome: CallOutcome
@@ -261,12 +269,14 @@ final class CallTelemetry: TransferObserver, Sendable {
         report { [self] in
             if taken.wasParked { metrics.parked(-1) }
             if let open = taken.open {
-                close(open, status: nil, errorType: operationError.map { Self.errorType(status: nil, error: $0) } ?? "interrupted",
-                      at: instant)
+                close(
+                    open, status: nil, errorType: operationError.map { Self.errorType(status: nil, error: $0) } ?? "interrupted",
+                    at: instant)
             }
-            metrics.callEnded(outcome: outcome, status: taken.status,
-                              nanoseconds: taken.startedAt.map { Int64(clamping: endedAt &- $0) },
-                              failedStage: outcome == .failure ? failure?.stageName : nil)
+            metrics.callEnded(
+                outcome: outcome, status: taken.status,
+                nanoseconds: taken.startedAt.map { Int64(clamping: endedAt &- $0) },
+                failedStage: outcome == .failure ? failure?.stageName : nil)
             let description = failure.map { $0.description }
             let elapsed = taken.startedAt.map { " in \(Self.milliseconds(from: $0, to: endedAt)) ms" } ?? ""
             switch outcome {

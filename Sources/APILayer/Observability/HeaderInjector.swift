@@ -1,8 +1,9 @@
 import Foundation
+import Instrumentation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Instrumentation
 
 /// Writes a tracer's propagation fields (W3C `traceparent` and `tracestate` for an
 /// OpenTelemetry tracer) into a request's headers.

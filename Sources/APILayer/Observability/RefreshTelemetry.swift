@@ -20,8 +20,9 @@ struct RefreshTelemetry: Sendable {
     }
 
     init(api: String, scope configuration: APIScope.Configuration) {
-        self.init(api: api, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer,
-                  redaction: configuration.redaction)
+        self.init(
+            api: api, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer,
+            redaction: configuration.redaction)
     }
 
     /// A span for one refresh, under `parent` (the call that started it) when known.

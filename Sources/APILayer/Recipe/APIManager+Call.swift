@@ -1,9 +1,10 @@
 import Foundation
+import Instrumentation
+import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Instrumentation
-import NetOps
 
 extension APIManager {
     /// The unstarted operation that calls `method` and makes `Model` of its answer.
@@ -35,12 +36,15 @@ extension APIManager {
         at keyPath: String? = nil, parser: ParseStep? = nil
     ) -> APIOperation<Model> {
         let scope = Method.api.snapshot
-        let made = makeOperation(method, scope: scope, properties: properties, headers: headers, as: type, at: keyPath,
-                                 parser: parser)
+        let made = makeOperation(
+            method, scope: scope, properties: properties, headers: headers, as: type, at: keyPath,
+            parser: parser)
         let configuration = scope.configuration
         made.redaction = configuration.redaction
-        made.observe(with: CallTelemetry(api: scope.name, method: method.rawValue, configuration: configuration,
-                                         parent: ServiceContext.current ?? .topLevel))
+        made.observe(
+            with: CallTelemetry(
+                api: scope.name, method: method.rawValue, configuration: configuration,
+                parent: ServiceContext.current ?? .topLevel))
         return made
     }
 
@@ -51,12 +55,14 @@ extension APIManager {
     ) -> APIOperation<Model> {
         let configuration = scope.configuration
         let stubDelay = configuration.stubMode.delay
-        let pipeline = ResponsePipeline<Model>(method: method, keyPath: keyPath, parser: parser, configuration: configuration,
-                                               validates: stubDelay == nil)
+        let pipeline = ResponsePipeline<Model>(
+            method: method, keyPath: keyPath, parser: parser, configuration: configuration,
+            validates: stubDelay == nil)
         var built: RequestConstructor.Built
         do {
-            built = try RequestConstructor.request(for: method, properties: properties, baseURL: configuration.baseURL,
-                                                   headers: headers)
+            built = try RequestConstructor.request(
+                for: method, properties: properties, baseURL: configuration.baseURL,
+                headers: headers)
         } catch {
             guard stubDelay != nil else { return APIOperation(failing: error, pipeline: pipeline) }
             // A stub needs no reachable URL: it never leaves the process.
@@ -82,8 +88,9 @@ extension APIManager {
         let made: APIOperation<Model>
         switch built {
         case let .plain(request):
-            made = APIOperation(request: preflight == nil ? .success(request) : rejected(preflight, request.url),
-                                body: .none, ownedBodyFile: nil, pipeline: pipeline, preflight: preflight)
+            made = APIOperation(
+                request: preflight == nil ? .success(request) : rejected(preflight, request.url),
+                body: .none, ownedBodyFile: nil, pipeline: pipeline, preflight: preflight)
         case let .multipart(request, form):
             // A stub sends nothing: its form is never written.
             var bodyFile: URL?
@@ -93,9 +100,10 @@ extension APIManager {
                     return APIOperation(failing: failure, pipeline: pipeline)
                 }
             }
-            made = APIOperation(request: preflight == nil ? .success(request) : rejected(preflight, request.url),
-                                body: bodyFile.map(TransferBody.file) ?? .none, ownedBodyFile: bodyFile,
-                                pipeline: pipeline, preflight: preflight)
+            made = APIOperation(
+                request: preflight == nil ? .success(request) : rejected(preflight, request.url),
+                body: bodyFile.map(TransferBody.file) ?? .none, ownedBodyFile: bodyFile,
+                pipeline: pipeline, preflight: preflight)
         }
         made.acceptableStatusCodes = method.acceptedStatuses
         if let stubEngine {
@@ -105,8 +113,9 @@ extension APIManager {
         if let session = configuration.session { made.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
-            made.interceptor = ScopedAuthentication(coordinator: coordinator, placement: placement,
-                                                    origins: configuration.origins)
+            made.interceptor = ScopedAuthentication(
+                coordinator: coordinator, placement: placement,
+                origins: configuration.origins)
         }
         return made
     }

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Instrumentation
 import NetOps
 import Validator
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The unstarted operation of one API call, typed by the call's model.
 ///
@@ -25,7 +26,8 @@ import Validator
 /// // or: let issues = try await operation.run()
 /// ```
 public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, ParsedBodyHolder, TraceContextHolder,
-    @unchecked Sendable {
+    @unchecked Sendable
+{
     // @unchecked: the only mutable state is in `Locked` boxes; the rest is immutable.
 
     /// The API method's name (its raw value).
@@ -43,8 +45,10 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// The call's metrics, spans and request logs, once attached.
     let telemetry = Locked<CallTelemetry?>(nil)
 
-    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
-         pipeline: ResponsePipeline<Model>, preflight: APIError?) {
+    init(
+        request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
+        pipeline: ResponsePipeline<Model>, preflight: APIError?
+    ) {
         methodName = pipeline.name
         self.pipeline = pipeline
         self.preflight = preflight
@@ -60,8 +64,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
 
     /// An operation that fails at start with `error` (no request could be built).
     convenience init(failing error: APIError, pipeline: ResponsePipeline<Model>) {
-        self.init(request: .failure(NetOpsError(.rejected(reason: error.description), url: nil)), body: .none,
-                  ownedBodyFile: nil, pipeline: pipeline, preflight: error)
+        self.init(
+            request: .failure(NetOpsError(.rejected(reason: error.description), url: nil)), body: .none,
+            ownedBodyFile: nil, pipeline: pipeline, preflight: error)
     }
 
     // MARK: Telemetry
@@ -124,8 +129,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     private func check() -> NetOpsError? {
         let body = receivedData
         var stages: [PipelineStage] = []
-        let verdict = pipeline.evaluate(body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
-                                        passed: { stages.append($0) })
+        let verdict = pipeline.evaluate(
+            body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
+            passed: { stages.append($0) })
         checked.withLock { $0 = verdict }
         let failedStage: String? = if case let .failure(error) = verdict { error.stageName } else { nil }
         telemetry.withLock { $0 }?.pipelineChecked(passed: stages, failedStage: failedStage)
@@ -149,8 +155,10 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
                 final = .failure(rejection)
             } else if let status = error.httpStatus {
                 let body = receivedData
-                final = .failure(pipeline.serverFailure(status: status, body: body, operation: self,
-                                                        parsed: { self.parsed.json(for: body) }))
+                final = .failure(
+                    pipeline.serverFailure(
+                        status: status, body: body, operation: self,
+                        parsed: { self.parsed.json(for: body) }))
             } else {
                 final = .failure(APIError(.transport(error), method: methodName, operation: self))
             }

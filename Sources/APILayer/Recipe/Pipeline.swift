@@ -40,8 +40,10 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// False for stubs: the answer is the template itself.
     let validates: Bool
 
-    init<Method: APIMethod>(method: Method, keyPath: String?, parser: APIManager.ParseStep?,
-                            configuration: APIScope.Configuration, validates: Bool) {
+    init<Method: APIMethod>(
+        method: Method, keyPath: String?, parser: APIManager.ParseStep?,
+        configuration: APIScope.Configuration, validates: Bool
+    ) {
         name = method.rawValue
         templateName = method.templateName
         validation = method.validation
@@ -61,8 +63,10 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// mapping all read that one value, and the model is decoded from it directly.
     /// `passed` is told each stage the body passed (`parsed`, `validated`, `mapped`), for the
     /// call's span.
-    func evaluate(_ body: Data, status: Int?, operation: BaseOperation,
-                  parsed: () -> Result<JSONValue, any Error>, passed: (PipelineStage) -> Void = { _ in }) -> Result<Model, APIError> {
+    func evaluate(
+        _ body: Data, status: Int?, operation: BaseOperation,
+        parsed: () -> Result<JSONValue, any Error>, passed: (PipelineStage) -> Void = { _ in }
+    ) -> Result<Model, APIError> {
         func fail(_ stage: APIError.Stage) -> Result<Model, APIError> {
             .failure(APIError(stage, method: name, operation: operation))
         }
@@ -79,7 +83,8 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         }
         if validates {
             var template: Template?
-            if case .custom = validation {} else {
+            if case .custom = validation {
+            } else {
                 switch loadTemplate() {
                 case let .success(loaded): template = loaded
                 case let .failure(error): return .failure(APIError(error.stage, method: name, operation: operation))
@@ -97,15 +102,20 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// The `server` stage of a body that came with an unaccepted `status`: decoded into the
     /// API's error model when it fits, else its first bytes as text.
     /// `parsed` gives the body as JSON, parsed once (the authentication rule may have parsed it).
-    func serverFailure(status: Int, body: Data, operation: BaseOperation,
-                       parsed: () -> Result<JSONValue, any Error>) -> APIError {
+    func serverFailure(
+        status: Int, body: Data, operation: BaseOperation,
+        parsed: () -> Result<JSONValue, any Error>
+    ) -> APIError {
         if let errorModel, !body.isEmpty, case let .success(json) = parsed(),
-           let decoded = decodeErrorBody(errorModel, from: json) {
-            return APIError(.server(status: status, message: decoded.description), method: name, operation: operation,
-                            serverError: decoded)
+            let decoded = decodeErrorBody(errorModel, from: json)
+        {
+            return APIError(
+                .server(status: status, message: decoded.description), method: name, operation: operation,
+                serverError: decoded)
         }
-        return APIError(.server(status: status, message: String(decoding: body.prefix(512), as: UTF8.self)),
-                        method: name, operation: operation)
+        return APIError(
+            .server(status: status, message: String(decoding: body.prefix(512), as: UTF8.self)),
+            method: name, operation: operation)
     }
 
     private func decodeErrorBody<ErrorModel: APIErrorModel>(_ type: ErrorModel.Type, from json: JSONValue) -> (any APIErrorModel)? {

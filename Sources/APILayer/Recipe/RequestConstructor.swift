@@ -1,8 +1,9 @@
 import Foundation
+import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NetOps
 
 /// Builds the request of an API method: endpoint joined to the base URL, the caller's properties
 /// merged over the method's defaults, encoded as the method says, the token placed where the

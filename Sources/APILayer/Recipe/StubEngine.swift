@@ -1,9 +1,10 @@
 import Dispatch
 import Foundation
+import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NetOps
 
 /// Whether calls go to the network or answer from templates.
 public enum StubMode: Sendable, Equatable {
@@ -34,8 +35,9 @@ struct StubEngine: TransferEngine {
     let delay: TimeInterval
 
     func startTransfer(_ request: URLRequest, body _: TransferBody, events: any TransferEvents) -> any TransferHandle {
-        let transfer = StubTransfer(url: request.url ?? URL(string: "http://stub.invalid/")!, status: status, body: body,
-                                    events: events)
+        let transfer = StubTransfer(
+            url: request.url ?? URL(string: "http://stub.invalid/")!, status: status, body: body,
+            events: events)
         DispatchQueue.global().asyncAfter(deadline: .now() + delay) { transfer.deliver() }
         return transfer
     }

@@ -193,10 +193,13 @@ public final class APIScope: Sendable, CustomStringConvertible {
     ) -> AuthenticationCoordinator {
         let logger = self.configuration.logger
         if let other = TokenStoreClaims.shared.claim(store, for: self) {
-            logger.error("token store \(store.storeIdentity ?? "?") of API \(name) is already used by API \(other): each would overwrite the other's saved token, and after a restart both would load the same one; give each API its own store")
+            logger.error(
+                "token store \(store.storeIdentity ?? "?") of API \(name) is already used by API \(other): each would overwrite the other's saved token, and after a restart both would load the same one; give each API its own store"
+            )
         }
-        let coordinator = AuthenticationCoordinator(authenticator: authenticator, store: store, configuration: configuration,
-                                                    logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration))
+        let coordinator = AuthenticationCoordinator(
+            authenticator: authenticator, store: store, configuration: configuration,
+            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration))
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }
@@ -214,8 +217,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
     public func authorize(_ operation: BaseOperation, placement: TokenPlacement = .authorizationHeader) {
         let snapshot = self.snapshot
         guard let coordinator = snapshot.authentication else { return }
-        operation.interceptor = ScopedAuthentication(coordinator: coordinator, placement: placement,
-                                                     origins: snapshot.configuration.origins)
+        operation.interceptor = ScopedAuthentication(
+            coordinator: coordinator, placement: placement,
+            origins: snapshot.configuration.origins)
     }
 
     /// Turns the API's authentication off: its operations no longer carry a token.

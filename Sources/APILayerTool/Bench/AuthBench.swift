@@ -65,13 +65,18 @@ struct AuthBench: AsyncParsableCommand {
         let validTime = valid.sorted()[valid.count / 2]
         let expiredTime = expired.sorted()[expired.count / 2]
         let adjusted = max(0, expiredTime - endpointLatency)
-        let report = BenchReport(suite: "auth", figures: [
-            BenchFigure(name: "auth-storm-refreshes", value: Double(refreshes.max() ?? 0), unit: "calls", target: "= 1"),
-            BenchFigure(name: "auth-storm-time", value: adjusted, baseline: validTime, unit: "s", target: "<= 1.5"),
-        ], notes: [
-            "\(operations) concurrent GETs per storm, \(rounds) interleaved pairs, medians; refreshes = most token-endpoint calls in one expired storm",
-            String(format: "token endpoint latency %.4f s subtracted from the expired storm (%.4f s before subtraction)", endpointLatency, expiredTime),
-        ])
+        let report = BenchReport(
+            suite: "auth",
+            figures: [
+                BenchFigure(name: "auth-storm-refreshes", value: Double(refreshes.max() ?? 0), unit: "calls", target: "= 1"),
+                BenchFigure(name: "auth-storm-time", value: adjusted, baseline: validTime, unit: "s", target: "<= 1.5"),
+            ],
+            notes: [
+                "\(operations) concurrent GETs per storm, \(rounds) interleaved pairs, medians; refreshes = most token-endpoint calls in one expired storm",
+                String(
+                    format: "token endpoint latency %.4f s subtracted from the expired storm (%.4f s before subtraction)", endpointLatency,
+                    expiredTime),
+            ])
         report.print(json: json)
     }
 
@@ -86,7 +91,10 @@ struct AuthBench: AsyncParsableCommand {
         for operation in batch { operation.start() }
         for operation in batch { await operation.finished() }
         let failed = batch.filter { $0.state != .successFinished }.count
-        guard failed == 0 else { throw ValidationError("\(failed) operations of the storm failed: \(batch.first { $0.error != nil }?.error.map(String.init(describing:)) ?? "")") }
+        guard failed == 0 else {
+            throw ValidationError(
+                "\(failed) operations of the storm failed: \(batch.first { $0.error != nil }?.error.map(String.init(describing:)) ?? "")")
+        }
         return Self.seconds(since: started)
     }
 

@@ -1,13 +1,14 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
+import NIOCore
+import NIOPosix
+import NetOps
+import NetOpsNIO
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import NetOps
-import NetOpsNIO
-import NIOCore
-import NIOPosix
 
 /// `apilayer bench engines`: NetOps on its SwiftNIO engine against raw AsyncHTTPClient, and
 /// NetOps on URLSession against raw URLSession, interleaved in one run against one server; then
@@ -73,21 +74,26 @@ struct EnginesBench: AsyncParsableCommand {
             let results = measure(variants, concurrency: concurrency)
             for (variant, result) in zip(variants, results) {
                 let name = variant.name.padding(toLength: 20, withPad: " ", startingAt: 0)
-                notes.append(name + String(
-                    format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
-                    result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
+                notes.append(
+                    name
+                        + String(
+                            format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
+                            result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
             let (nio, rawAHC, rawURL) = (results[0], results[1], results[3])
-            figures.append(BenchFigure(
-                name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
-                baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
+                    baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
             if concurrency == 64 {
-                figures.append(BenchFigure(
-                    name: "nio-vs-urlsession-c64", value: nio.requestsPerSecond,
-                    baseline: rawURL.requestsPerSecond, unit: "req/s", target: ">= 5"))
-                figures.append(BenchFigure(
-                    name: "nio-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
-                    baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-vs-urlsession-c64", value: nio.requestsPerSecond,
+                        baseline: rawURL.requestsPerSecond, unit: "req/s", target: ">= 5"))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
+                        baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
             }
         }
 
@@ -95,11 +101,13 @@ struct EnginesBench: AsyncParsableCommand {
             let size = Int64(transferMiB) << 20
             let label = transferMiB == 1_024 ? "1gib" : "\(transferMiB)mib"
             let download = try await TransferMemory.download(base.appendingPathComponent("bytes/\(size)"), session: nioSession)
-            figures.append(BenchFigure(
-                name: "nio-download-\(label)-rss-over-baseline", value: download, unit: "MiB", target: "<= 16"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-download-\(label)-rss-over-baseline", value: download, unit: "MiB", target: "<= 16"))
             let upload = try await TransferMemory.upload(size: size, to: base.appendingPathComponent("upload"), session: nioSession)
-            figures.append(BenchFigure(
-                name: "nio-upload-\(label)-rss-over-baseline", value: upload, unit: "MiB", target: "<= 16"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-upload-\(label)-rss-over-baseline", value: upload, unit: "MiB", target: "<= 16"))
         }
 
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")

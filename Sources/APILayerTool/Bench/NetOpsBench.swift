@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetOps
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -40,28 +41,32 @@ struct NetOpsBench: AsyncParsableCommand {
         var notes: [String] = []
         for concurrency in [1, 8, 64] {
             let result = measureThroughput(url: smallURL, concurrency: concurrency, raw: raw)
-            figures.append(BenchFigure(
-                name: "get-c\(concurrency)-throughput", value: result.ours.requestsPerSecond,
-                baseline: result.raw.requestsPerSecond, unit: "req/s", target: ">= 0.95"))
+            figures.append(
+                BenchFigure(
+                    name: "get-c\(concurrency)-throughput", value: result.ours.requestsPerSecond,
+                    baseline: result.raw.requestsPerSecond, unit: "req/s", target: ">= 0.95"))
             if concurrency == 64 {
-                figures.append(BenchFigure(
-                    name: "get-c64-cpu-per-request", value: result.ours.cpuMillisecondsPerRequest,
-                    baseline: result.raw.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.05"))
+                figures.append(
+                    BenchFigure(
+                        name: "get-c64-cpu-per-request", value: result.ours.cpuMillisecondsPerRequest,
+                        baseline: result.raw.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.05"))
             }
         }
 
         let downloadURL = base.appendingPathComponent("bytes/\(downloadMiB << 20)")
         let rawDownload = try measureRawDownload(url: downloadURL, configuration: configuration)
         let download = try await TransferMemory.download(downloadURL, session: BaseOperation.defaultSession)
-        figures.append(BenchFigure(
-            name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
-            value: download, baseline: rawDownload, unit: "MiB", target: "<= 16"))
+        figures.append(
+            BenchFigure(
+                name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
+                value: download, baseline: rawDownload, unit: "MiB", target: "<= 16"))
 
         let bodySize = 50 << 20
         let extra = try await measureDataBody(url: base.appendingPathComponent("bytes/\(bodySize)"), size: bodySize)
-        figures.append(BenchFigure(
-            name: "data-50mib-rss-over-baseline", value: extra / 1_048_576, baseline: Double(bodySize) / 1_048_576,
-            ratio: extra / Double(bodySize), unit: "MiB", target: "<= 1.1"))
+        figures.append(
+            BenchFigure(
+                name: "data-50mib-rss-over-baseline", value: extra / 1_048_576, baseline: Double(bodySize) / 1_048_576,
+                ratio: extra / Double(bodySize), unit: "MiB", target: "<= 1.1"))
 
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append("throughput/cpu ratio = DataTaskOperation / raw URLSession (same configuration, completion-handler tasks)")

@@ -74,8 +74,9 @@ struct PipelineBench: ParsableCommand {
             notes: [
                 "server: \(server.label); page \(page.count) bytes (30 issues), single issue \(single.count) bytes",
                 "CPU ms per call (user + system, whole process), median of \(rounds) rounds of \(calls) sequential calls",
-                String(format: "wall ms per call: large %.2f vs raw %.2f; small %.3f vs raw %.3f; unvalidated %.2f vs raw %.2f",
-                       large.oursWall, large.rawWall, small.oursWall, small.rawWall, unvalidated.oursWall, unvalidated.rawWall),
+                String(
+                    format: "wall ms per call: large %.2f vs raw %.2f; small %.3f vs raw %.3f; unvalidated %.2f vs raw %.2f",
+                    large.oursWall, large.rawWall, small.oursWall, small.rawWall, unvalidated.oursWall, unvalidated.rawWall),
             ]
         )
         report.print(json: json)
@@ -89,8 +90,10 @@ struct PipelineBench: ParsableCommand {
     }
 
     /// Median CPU (and wall) milliseconds per call of `method` through APIManager and raw.
-    private func measure<Model: Decodable & Sendable>(_ method: PipelineBenchAPI, as type: Model.Type,
-                                                      decoder: JSONDecoder, base: URL) throws -> Measurement {
+    private func measure<Model: Decodable & Sendable>(
+        _ method: PipelineBenchAPI, as type: Model.Type,
+        decoder: JSONDecoder, base: URL
+    ) throws -> Measurement {
         let url = base.appendingPathComponent(method.path)
         let ours = {
             let operation = APIManager.operation(method, as: type)

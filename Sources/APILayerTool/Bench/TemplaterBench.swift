@@ -41,7 +41,7 @@ struct TemplaterBench: ParsableCommand {
         let unzipPath = Self.executable(named: "unzip")
         var oursSamples: [Double] = []
         var unzipSamples: [Double] = []
-        for run in 0 ..< max(runs, 1) {
+        for run in 0..<max(runs, 1) {
             let store = TemplateStore(directory: work.appendingPathComponent("templater-\(run)"))
             oursSamples.append(try Self.seconds { try store.unarchiveDefaultTemplates(from: archive) })
             if let unzipPath {
@@ -61,18 +61,20 @@ struct TemplaterBench: ParsableCommand {
         }
         let probe = names[names.count / 2]
         let lookupCount = lookups
-        let cached = try Self.seconds {
-            for _ in 0 ..< lookupCount { _ = try store.template(for: probe) }
-        } / Double(lookupCount) * 1e9
+        let cached =
+            try Self.seconds {
+                for _ in 0..<lookupCount { _ = try store.template(for: probe) }
+            } / Double(lookupCount) * 1e9
         let lock = NSLock()
         var hits = 0
-        let plain = Self.seconds {
-            for _ in 0 ..< lookupCount {
-                lock.lock()
-                if dictionary[probe] != nil { hits += 1 }
-                lock.unlock()
-            }
-        } / Double(lookupCount) * 1e9
+        let plain =
+            Self.seconds {
+                for _ in 0..<lookupCount {
+                    lock.lock()
+                    if dictionary[probe] != nil { hits += 1 }
+                    lock.unlock()
+                }
+            } / Double(lookupCount) * 1e9
         notes.append("cached-lookup baseline: [String: JSONValue] under an NSLock (\(hits) hits)")
         figures.append(BenchFigure(name: "cached-lookup", value: cached, baseline: plain, unit: "ns", target: "value <= 1000"))
 
@@ -82,7 +84,7 @@ struct TemplaterBench: ParsableCommand {
     /// Writes `count` SampleAPI-like templates (a users.get answer with rules, varied per method).
     static func writeTemplates(count: Int, into folder: URL) throws -> [String] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        return try (0 ..< count).map { index in
+        return try (0..<count).map { index in
             let name = "method\(index).get"
             let user: JSONValue = .object([
                 "id": .int(index + 1),

@@ -47,15 +47,17 @@ struct ValidatorBench: ParsableCommand {
         guard try Mapper.map(BenchPage.self, from: parsed) == full else {
             throw ArgumentParser.ValidationError("Mapper and JSONDecoder decode the benchmark response differently")
         }
-        let medians = try Self.medians(repetitions, [
-            { _ = try JSONValue(parsing: bytes) },
-            { guard Validator.validate(parsed, against: template).isEmpty else { throw ExitCode.failure } },
-            { _ = try JSONSerialization.jsonObject(with: bytes) },
-            { _ = try decoder.decode(BenchPage.self, from: bytes) },
-            { _ = try Mapper.map(BenchPage.self, from: parsed) },
-            { _ = try decoder.decode(BenchPage.Sparse.self, from: bytes) },
-            { _ = try Mapper.map(BenchPage.Sparse.self, from: parsed) },
-        ])
+        let medians = try Self.medians(
+            repetitions,
+            [
+                { _ = try JSONValue(parsing: bytes) },
+                { guard Validator.validate(parsed, against: template).isEmpty else { throw ExitCode.failure } },
+                { _ = try JSONSerialization.jsonObject(with: bytes) },
+                { _ = try decoder.decode(BenchPage.self, from: bytes) },
+                { _ = try Mapper.map(BenchPage.self, from: parsed) },
+                { _ = try decoder.decode(BenchPage.Sparse.self, from: bytes) },
+                { _ = try Mapper.map(BenchPage.Sparse.self, from: parsed) },
+            ])
         let (parse, validate, foundation, jsonDecoder) = (medians[0], medians[1], medians[2], medians[3])
         let (mapFull, jsonDecoderSparse, mapSparse) = (medians[4], medians[5], medians[6])
         let megabytes = Double(bytes.count) / 1_000_000
@@ -71,11 +73,16 @@ struct ValidatorBench: ParsableCommand {
             notes: [
                 String(format: "response: %d users, %.2f MB; median of %d runs after 3 warm-up runs", users, megabytes, repetitions),
                 String(format: "parse (JSONValue): %.2f ms = %.0f MB/s; validate: %.2f ms", parse * 1000, megabytes / parse, validate * 1000),
-                String(format: "Foundation JSONSerialization parse of the same bytes: %.2f ms (%.2fx our parse time)", foundation * 1000, foundation / parse),
-                String(format: "JSONDecoder into the full model: %.2f ms; Mapper from the parsed value: %.2f ms (parse + map = %.2fx JSONDecoder)",
-                       jsonDecoder * 1000, mapFull * 1000, (parse + mapFull) / jsonDecoder),
-                String(format: "sparse model (id, name, city of each user): JSONDecoder from the bytes %.2f ms; Mapper from the parsed value %.3f ms (%.0fx faster)",
-                       jsonDecoderSparse * 1000, mapSparse * 1000, jsonDecoderSparse / mapSparse),
+                String(
+                    format: "Foundation JSONSerialization parse of the same bytes: %.2f ms (%.2fx our parse time)", foundation * 1000,
+                    foundation / parse),
+                String(
+                    format: "JSONDecoder into the full model: %.2f ms; Mapper from the parsed value: %.2f ms (parse + map = %.2fx JSONDecoder)",
+                    jsonDecoder * 1000, mapFull * 1000, (parse + mapFull) / jsonDecoder),
+                String(
+                    format:
+                        "sparse model (id, name, city of each user): JSONDecoder from the bytes %.2f ms; Mapper from the parsed value %.3f ms (%.0fx faster)",
+                    jsonDecoderSparse * 1000, mapSparse * 1000, jsonDecoderSparse / mapSparse),
             ]
         )
         report.print(json: json)
@@ -106,12 +113,13 @@ struct ValidatorBench: ParsableCommand {
         for index in 0..<users {
             var photos: [JSONValue] = []
             for photo in 0..<(index % 4 + 1) {
-                photos.append(.object([
-                    "id": .int(index * 10 + photo),
-                    "url": .string("https://cdn.example.com/photos/\(index)/\(photo).jpg"),
-                    "width": .int(640 + photo * 10), "height": .int(480),
-                    "likes": .int((index * 7 + photo) % 1000),
-                ]))
+                photos.append(
+                    .object([
+                        "id": .int(index * 10 + photo),
+                        "url": .string("https://cdn.example.com/photos/\(index)/\(photo).jpg"),
+                        "width": .int(640 + photo * 10), "height": .int(480),
+                        "likes": .int((index * 7 + photo) % 1000),
+                    ]))
             }
             var user: [String: JSONValue] = [
                 "id": .int(index + 1),
@@ -140,30 +148,30 @@ struct ValidatorBench: ParsableCommand {
 
     /// The template of `response(users:)`, with rules on most fields.
     static let template = #"""
-    {"response": {
-      "count": 1, "count-Rules": {"minimum": 0},
-      "items": [{
-        "id": 1, "id-Rules": {"minimum": 1},
-        "first_name": "Ann", "first_name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 64},
-        "last_name": "Lee", "last_name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 64},
-        "email": "ann@example.com", "email-Rules": {"hasSuffix": "@example.com", "lengthMustBeEqualOrLessThan": 254},
-        "sex": 1, "sex-Rules": {"minimum": 0, "maximum": 2},
-        "verified": false,
-        "rating": 0.5, "rating-Rules": {"minimum": 0, "maximum": 5},
-        "status": "online", "status-Rules": {"matchWithOneOf": ["online", "offline", "away"]},
-        "nickname": "ann", "nickname-Rules": {"isOptional": true, "lengthMustBeEqualOrLessThan": 32},
-        "about": null, "about-Rules": {"isOptional": true},
-        "city": {"id": 1, "id-Rules": {"minimum": 0}, "title": "Oslo", "title-Rules": {"lengthMustBeEqualOrGreaterThan": 1}},
-        "counters": {"friends": 0, "friends-Rules": {"minimum": 0}, "followers": 0, "followers-Rules": {"minimum": 0},
-                     "photos": 0, "photos-Rules": {"minimum": 0}, "videos": 0, "videos-Rules": {"minimum": 0}},
-        "last_seen": {"time": 1700000000, "time-Rules": {"minimum": 0}, "platform": 1, "platform-Rules": {"minimum": 1, "maximum": 7}},
-        "photos": [{"id": 1, "id-Rules": {"minimum": 0}, "url": "https://cdn.example.com/p.jpg", "url-Rules": {"hasSuffix": ".jpg"},
-                    "width": 1, "width-Rules": {"minimum": 1}, "height": 1, "height-Rules": {"minimum": 1},
-                    "likes": 0, "likes-Rules": {"minimum": 0}}],
-        "photos-Rules": {"elementsMustBeEqualOrLessThan": 100},
-        "tags": ["swift"], "tags-Rules": {"elementsMustBeEqualOrMoreThan": 1, "elementsMustBeEqualOrLessThan": 10}
-      }],
-      "items-Rules": {"elementsMustBeEqualOrMoreThan": 1}
-    }}
-    """#
+        {"response": {
+          "count": 1, "count-Rules": {"minimum": 0},
+          "items": [{
+            "id": 1, "id-Rules": {"minimum": 1},
+            "first_name": "Ann", "first_name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 64},
+            "last_name": "Lee", "last_name-Rules": {"lengthMustBeEqualOrGreaterThan": 1, "lengthMustBeEqualOrLessThan": 64},
+            "email": "ann@example.com", "email-Rules": {"hasSuffix": "@example.com", "lengthMustBeEqualOrLessThan": 254},
+            "sex": 1, "sex-Rules": {"minimum": 0, "maximum": 2},
+            "verified": false,
+            "rating": 0.5, "rating-Rules": {"minimum": 0, "maximum": 5},
+            "status": "online", "status-Rules": {"matchWithOneOf": ["online", "offline", "away"]},
+            "nickname": "ann", "nickname-Rules": {"isOptional": true, "lengthMustBeEqualOrLessThan": 32},
+            "about": null, "about-Rules": {"isOptional": true},
+            "city": {"id": 1, "id-Rules": {"minimum": 0}, "title": "Oslo", "title-Rules": {"lengthMustBeEqualOrGreaterThan": 1}},
+            "counters": {"friends": 0, "friends-Rules": {"minimum": 0}, "followers": 0, "followers-Rules": {"minimum": 0},
+                         "photos": 0, "photos-Rules": {"minimum": 0}, "videos": 0, "videos-Rules": {"minimum": 0}},
+            "last_seen": {"time": 1700000000, "time-Rules": {"minimum": 0}, "platform": 1, "platform-Rules": {"minimum": 1, "maximum": 7}},
+            "photos": [{"id": 1, "id-Rules": {"minimum": 0}, "url": "https://cdn.example.com/p.jpg", "url-Rules": {"hasSuffix": ".jpg"},
+                        "width": 1, "width-Rules": {"minimum": 1}, "height": 1, "height-Rules": {"minimum": 1},
+                        "likes": 0, "likes-Rules": {"minimum": 0}}],
+            "photos-Rules": {"elementsMustBeEqualOrLessThan": 100},
+            "tags": ["swift"], "tags-Rules": {"elementsMustBeEqualOrMoreThan": 1, "elementsMustBeEqualOrLessThan": 10}
+          }],
+          "items-Rules": {"elementsMustBeEqualOrMoreThan": 1}
+        }}
+        """#
 }

@@ -58,8 +58,11 @@ struct DemoCommand: AsyncParsableCommand {
         // With --trace the scope reports to a tracer and metrics of its own, in memory: nothing
         // process-wide is bootstrapped.
         let tracing = trace ? DemoTrace() : nil
-        let scope = APIScope(name: "demo", configuration: .init(session: session, logger: logger, metricsFactory: tracing?.metrics,
-                                                                tracer: tracing?.tracer))
+        let scope = APIScope(
+            name: "demo",
+            configuration: .init(
+                session: session, logger: logger, metricsFactory: tracing?.metrics,
+                tracer: tracing?.tracer))
         let realm = "demo"
         await APIManager.withDefaultAPI(scope) {
             let coordinator = SampleAPI.prepareAPIManager(
@@ -67,8 +70,9 @@ struct DemoCommand: AsyncParsableCommand {
                 store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-demo")), templates: store)
             report.say("APIManager: base URL \(server.sampleAPIBaseURL(realm: realm).absoluteString), signed in with a refresh token")
             report.say("Engine: \(engine == .nio ? "SwiftNIO (AsyncHTTPClient)" : "URLSession (FoundationNetworking)")")
-            let scenario = DemoScenario(server: server, trackerServer: trackerServer, realm: realm, coordinator: coordinator,
-                                        report: report, session: session, tracing: tracing)
+            let scenario = DemoScenario(
+                server: server, trackerServer: trackerServer, realm: realm, coordinator: coordinator,
+                report: report, session: session, tracing: tracing)
             await scenario.runAll()
             APIManager.removeAuthentication()
         }

@@ -80,7 +80,10 @@ final class DemoReport: Sendable {
                     last = quarter
                     return true
                 }
-                if isNew { print(text); fflush(nil) }
+                if isNew {
+                    print(text)
+                    fflush(nil)
+                }
             }
         }
     }
@@ -91,8 +94,9 @@ final class DemoReport: Sendable {
         let seconds = Date().timeIntervalSince(started)
         let passed = checks.filter(\.passed).count
         if json {
-            let summary = Summary(passed: passed, failed: checks.count - passed, sections: sections.count,
-                                  seconds: (seconds * 100).rounded() / 100, figures: figures, checks: checks)
+            let summary = Summary(
+                passed: passed, failed: checks.count - passed, sections: sections.count,
+                seconds: (seconds * 100).rounded() / 100, figures: figures, checks: checks)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             print(String(decoding: (try? encoder.encode(summary)) ?? Data(), as: UTF8.self))

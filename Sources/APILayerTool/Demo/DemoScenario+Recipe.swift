@@ -13,10 +13,12 @@ extension DemoScenario {
                 let city = user.city?.title ?? "no city"
                 report.say("  #\(user.id) \(user.fullName) — \(city), \(user.isOnline ? "online" : "offline")")
             }
-            report.check(users.map(\.id) == [1, 2, 3] && users[0].fullName == "Pavel Durov",
-                         "3 users as [User], checked against users.get.json (types, lengths, ranges)")
-            report.check(coordinator.refreshCount == 1,
-                         "the login's refresh token was exchanged for an access token on the first call (1 refresh)")
+            report.check(
+                users.map(\.id) == [1, 2, 3] && users[0].fullName == "Pavel Durov",
+                "3 users as [User], checked against users.get.json (types, lengths, ranges)")
+            report.check(
+                coordinator.refreshCount == 1,
+                "the login's refresh token was exchanged for an access token on the first call (1 refresh)")
         } catch {
             failed("users.get", error)
         }
@@ -50,8 +52,9 @@ extension DemoScenario {
         } catch {
             guard case let .validation(errors) = error.stage else { return failed("users.get [12, 13]", error) }
             for failure in errors { report.say("  \(failure)") }
-            report.check(errors.contains { $0.path == "/response/1/first_name" && $0.rule == "lengthMustBeEqualOrGreaterThan" },
-                         "caught at stage \(error.stageName): /response/1/first_name breaks lengthMustBeEqualOrGreaterThan")
+            report.check(
+                errors.contains { $0.path == "/response/1/first_name" && $0.rule == "lengthMustBeEqualOrGreaterThan" },
+                "caught at stage \(error.stageName): /response/1/first_name breaks lengthMustBeEqualOrGreaterThan")
         }
     }
 
@@ -76,10 +79,13 @@ extension DemoScenario {
         let refused = tokens.snapshot.rejected - rejected
         let newRefreshes = coordinator.refreshCount - refreshes
         report.say("  server refused \(refused) requests with {\"error\":{\"error_code\":5,…}}")
-        report.say("  \(newRefreshes) refresh (token endpoint called \(tokens.snapshot.tokenRequests - grants) time), token version \(coordinator.tokenVersion)")
+        report.say(
+            "  \(newRefreshes) refresh (token endpoint called \(tokens.snapshot.tokenRequests - grants) time), token version \(coordinator.tokenVersion)"
+        )
         report.figure("refreshes", Double(newRefreshes))
-        report.check(results.count == 10 && results.allSatisfy { $0 } && newRefreshes == 1 && refused >= 1,
-                     "10/10 calls succeeded after exactly 1 refresh, in \(Int(milliseconds(since: started))) ms")
+        report.check(
+            results.count == 10 && results.allSatisfy { $0 } && newRefreshes == 1 && refused >= 1,
+            "10/10 calls succeeded after exactly 1 refresh, in \(Int(milliseconds(since: started))) ms")
         report.check(BaseOperation.postponedOperations.isEmpty, "no operation left parked")
     }
 
@@ -96,13 +102,17 @@ extension DemoScenario {
                 steps.withLock { if $0.last != step { $0.append(step) } }
             }
             let profile = try await group.run()
-            report.say("  \(profile.user.fullName): \(profile.photos.count) photos, \(profile.wall.count) posts; newest: \"\(profile.wall.items.first?.text ?? "")\"")
-            report.check(profile.user.id == 2 && profile.photos.items.count == 6 && profile.wall.items.count == 3,
-                         "three requests side by side in one group, \(Int(milliseconds(since: started))) ms")
+            report.say(
+                "  \(profile.user.fullName): \(profile.photos.count) photos, \(profile.wall.count) posts; newest: \"\(profile.wall.items.first?.text ?? "")\""
+            )
+            report.check(
+                profile.user.id == 2 && profile.photos.items.count == 6 && profile.wall.items.count == 3,
+                "three requests side by side in one group, \(Int(milliseconds(since: started))) ms")
             let progress = group.progress
             report.say("  progress seen: \(steps.withLock { $0 }.joined(separator: " → ")) requests done")
-            report.check(progress.completedOperations == 3 && progress.totalOperations == 3 && progress.bytesReceived > 0,
-                         "group progress: \(progress.completedOperations) of \(progress.totalOperations) requests, \(progress.bytesReceived) bytes received")
+            report.check(
+                progress.completedOperations == 3 && progress.totalOperations == 3 && progress.bytesReceived > 0,
+                "group progress: \(progress.completedOperations) of \(progress.totalOperations) requests, \(progress.bytesReceived) bytes received")
         } catch {
             failed("profile", error)
         }
@@ -111,8 +121,9 @@ extension DemoScenario {
         // typed tuple.
         do {
             let (users, wall) = try await combine(SampleAPI.users([2]), SampleAPI.wall(of: 2, count: 3))
-            report.check(users.first?.id == 2 && wall.items.count == 3,
-                         "combine(users, wall): ([User], Page<WallPost>) = (\(users.count) user, \(wall.items.count) posts)")
+            report.check(
+                users.first?.id == 2 && wall.items.count == 3,
+                "combine(users, wall): ([User], Page<WallPost>) = (\(users.count) user, \(wall.items.count) posts)")
         } catch {
             failed("combine", error)
         }
@@ -139,8 +150,10 @@ extension DemoScenario {
         await screen.finished()
         let elapsed = milliseconds(since: started)
         report.figure("profile-cancel-ms", elapsed)
-        report.check(screen.state == .cancelled && nested.state == .cancelled && elapsed < 1_000,
-                     "screen closed mid-load: the outer group, the nested profile group and their 4 requests cancelled in \(Int(elapsed)) ms (the server would take 2 s)")
+        report.check(
+            screen.state == .cancelled && nested.state == .cancelled && elapsed < 1_000,
+            "screen closed mid-load: the outer group, the nested profile group and their 4 requests cancelled in \(Int(elapsed)) ms (the server would take 2 s)"
+        )
     }
 
     func stubsOffline() async {
@@ -157,8 +170,9 @@ extension DemoScenario {
             let user = try await APIManager.users([1]).first
             let wall = try await APIManager.wall()
             report.say("  users.get → \(user?.fullName ?? "nobody"); wall.get → \"\(wall.items.first?.text ?? "")\"")
-            report.check(user?.fullName == "Pavel Durov" && wall.count == 1 && server.statistics.requests == before,
-                         "typed models from users.get.json and wall.get.json; the server saw no request")
+            report.check(
+                user?.fullName == "Pavel Durov" && wall.count == 1 && server.statistics.requests == before,
+                "typed models from users.get.json and wall.get.json; the server saw no request")
         } catch {
             failed("stubs", error)
         }
@@ -169,12 +183,14 @@ extension DemoScenario {
         do {
             let token = APIManager.token?.accessToken ?? ""
             try await APIManager.logout()
-            let probe = onEngine(DTO.get(server.sampleAPIBaseURL(realm: realm).appendingPathComponent("users.get"), parameters: ["access_token": token]))
+            let probe = onEngine(
+                DTO.get(server.sampleAPIBaseURL(realm: realm).appendingPathComponent("users.get"), parameters: ["access_token": token]))
             probe.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
             _ = try? await probe.run()
             let refusal = SampleServiceError(body: probe.receivedData)
-            report.check(APIManager.token == nil && refusal?.code == SampleServiceError.authorizationFailed,
-                         "token revoked at the server (\(refusal?.description ?? "accepted")) and forgotten here")
+            report.check(
+                APIManager.token == nil && refusal?.code == SampleServiceError.authorizationFailed,
+                "token revoked at the server (\(refusal?.description ?? "accepted")) and forgotten here")
         } catch {
             failed("auth.logout", error)
         }

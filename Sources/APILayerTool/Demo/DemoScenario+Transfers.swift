@@ -14,11 +14,14 @@ extension DemoScenario {
             let photo = try await APIManager.uploadWallPhoto(picture, filename: "sunset.jpg") { progress in
                 if let total = progress.totalBytesToSend, total > 0 { upBar(Double(progress.bytesSent) / Double(total)) }
             }.run()
-            report.check(photo.albumID == -14, "photos.getWallUploadServer → multipart POST of \(picture.count >> 20) MiB → photos.saveWallPhoto: photo #\(photo.id)")
+            report.check(
+                photo.albumID == -14,
+                "photos.getWallUploadServer → multipart POST of \(picture.count >> 20) MiB → photos.saveWallPhoto: photo #\(photo.id)")
             let postID = try await APIManager.postOnWall("Sunset", photos: [photo])
             let newest = try await APIManager.wall(count: 1).items.first
-            report.check(newest?.id == postID && newest?.attachments?.first?.photo?.id == photo.id,
-                         "wall.post #\(postID) carries it, and wall.get shows it first")
+            report.check(
+                newest?.id == postID && newest?.attachments?.first?.photo?.id == photo.id,
+                "wall.post #\(postID) carries it, and wall.get shows it first")
 
             guard let source = photo.largest?.url else { return report.check(false, "the saved photo has no size to download") }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-demo-\(UUID().uuidString)")
@@ -54,8 +57,9 @@ extension DemoScenario {
         await operation.finished()
         let bytes = (try? Data(contentsOf: operation.destination)) ?? Data()
         let counts = operation.resumptionCounts
-        report.check(operation.state == .successFinished && hex(bytes) == hex(DemoPayload.data(size: size)),
-                     "\(bytes.count) bytes on disk, byte-identical to the server's after \(counts.ranged) ranged resumptions")
+        report.check(
+            operation.state == .successFinished && hex(bytes) == hex(DemoPayload.data(size: size)),
+            "\(bytes.count) bytes on disk, byte-identical to the server's after \(counts.ranged) ranged resumptions")
 
         // A group suspends what it runs: two bodies side by side, paused and continued as one.
         let half = 4 << 20
@@ -70,14 +74,17 @@ extension DemoScenario {
             try? await Task.sleep(for: .milliseconds(10))
         }
         if group.suspend() {
-            report.say("  group \(group.stateDescription): its requests \(parts.map(\.stateDescription).joined(separator: ", ")) at \(parts.map { String($0.progress.bytesReceived >> 10) }.joined(separator: " and ")) KiB")
+            report.say(
+                "  group \(group.stateDescription): its requests \(parts.map(\.stateDescription).joined(separator: ", ")) at \(parts.map { String($0.progress.bytesReceived >> 10) }.joined(separator: " and ")) KiB"
+            )
             try? await Task.sleep(for: .milliseconds(150))
             group.resume()
         }
         let total = (try? await group.run()) ?? 0
-        report.check(group.state == .successFinished && total == 2 * half
-                     && parts.allSatisfy { hex($0.receivedData) == hex(DemoPayload.data(size: half)) },
-                     "a group suspended and resumed as one: both bodies complete and byte-identical")
+        report.check(
+            group.state == .successFinished && total == 2 * half
+                && parts.allSatisfy { hex($0.receivedData) == hex(DemoPayload.data(size: half)) },
+            "a group suspended and resumed as one: both bodies complete and byte-identical")
     }
 
     func ownerCancellation() async {
@@ -108,10 +115,12 @@ extension DemoScenario {
         while completions.withLock({ $0.count }) < operations.count { try? await Task.sleep(for: .milliseconds(5)) }
         try? await Task.sleep(for: .milliseconds(50))
         let outcome = completions.withLock { $0 }
-        report.check(cancelled == 10 && operations.allSatisfy { $0.state == .cancelled },
-                     "cancelAllOperations(ownedBy:) cancelled \(cancelled) operations (\(running) running, \(10 - running) queued); each ended .cancelled")
-        report.check(outcome.count == 10 && outcome.allSatisfy { $0 == "failed" },
-                     "each completion called exactly once, with an APIError at stage transport")
+        report.check(
+            cancelled == 10 && operations.allSatisfy { $0.state == .cancelled },
+            "cancelAllOperations(ownedBy:) cancelled \(cancelled) operations (\(running) running, \(10 - running) queued); each ended .cancelled")
+        report.check(
+            outcome.count == 10 && outcome.allSatisfy { $0 == "failed" },
+            "each completion called exactly once, with an APIError at stage transport")
     }
 
     func timeouts() async {
@@ -121,7 +130,8 @@ extension DemoScenario {
         let started = Date()
         _ = try? await operation.run()
         let elapsed = Date().timeIntervalSince(started)
-        report.check(operation.error?.isTimeout == true && abs(elapsed - 0.5) < 0.3,
-                     "failed after \(String(format: "%.2f", elapsed)) s: \(operation.error.map(String.init(describing:)) ?? "no error")")
+        report.check(
+            operation.error?.isTimeout == true && abs(elapsed - 0.5) < 0.3,
+            "failed after \(String(format: "%.2f", elapsed)) s: \(operation.error.map(String.init(describing:)) ?? "no error")")
     }
 }

@@ -32,8 +32,9 @@ extension DemoRoutes {
                 _ = authority.grant(type: "", refreshToken: nil, clientID: nil, clientSecret: nil)
                 return Response(status: .ok, headers: [.contentType: "text/html"], body: .init(byteBuffer: ByteBuffer(string: "<html>oops</html>")))
             case .normal:
-                let answer = authority.grant(type: form["grant_type"] ?? "", refreshToken: form["refresh_token"],
-                                             clientID: form["client_id"], clientSecret: form["client_secret"])
+                let answer = authority.grant(
+                    type: form["grant_type"] ?? "", refreshToken: form["refresh_token"],
+                    clientID: form["client_id"], clientSecret: form["client_secret"])
                 return json(answer.body, status: .init(code: answer.status), headers: [.cacheControl: "no-store"])
             }
         }
@@ -94,9 +95,10 @@ extension DemoRoutes {
             let authority = realms[try context.parameters.require("realm")]
             let body = try await request.body.collect(upTo: 64 * 1_024)
             let control = try JSONDecoder().decode(Control.self, from: Data(buffer: body))
-            authority.configure(mode: control.mode, delay: control.delay,
-                                lifetime: control.clearLifetime == true ? .some(nil) : control.lifetime.map { .some($0) },
-                                maxUses: control.maxUses.map { .some($0) }, expireAll: control.expireAll ?? false)
+            authority.configure(
+                mode: control.mode, delay: control.delay,
+                lifetime: control.clearLifetime == true ? .some(nil) : control.lifetime.map { .some($0) },
+                maxUses: control.maxUses.map { .some($0) }, expireAll: control.expireAll ?? false)
             let data = try JSONEncoder().encode(authority.snapshot)
             return json(String(decoding: data, as: UTF8.self))
         }

@@ -57,10 +57,11 @@ enum DemoRoutes {
         let query = request.uri.queryParameters.map { "\(quoted(String($0.key))):\(quoted(String($0.value)))" }
         let headers = request.headers.map { "\(quoted($0.name.canonicalName.lowercased())):\(quoted($0.value))" }
         let text = String(buffer: body)
-        return json("""
-        {"method":\(quoted(request.method.rawValue)),"path":\(quoted(request.uri.path)),\
-        "query":{\(query.joined(separator: ","))},"headers":{\(headers.joined(separator: ","))},\
-        "bodyLength":\(body.readableBytes),"body":\(quoted(text))}
-        """)
+        return json(
+            """
+            {"method":\(quoted(request.method.rawValue)),"path":\(quoted(request.uri.path)),\
+            "query":{\(query.joined(separator: ","))},"headers":{\(headers.joined(separator: ","))},\
+            "bodyLength":\(body.readableBytes),"body":\(quoted(text))}
+            """)
     }
 }

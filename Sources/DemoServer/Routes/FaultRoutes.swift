@@ -25,8 +25,9 @@ extension DemoRoutes {
 
         // 200 with a JSON content type and a body that is not JSON.
         router.get("garbage") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id":1,"name":"trunc<html>\u{0}oops"#)))
+            Response(
+                status: .ok, headers: [.contentType: "application/json; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: #"{"id":1,"name":"trunc<html>\u{0}oops"#)))
         }
 
         // 500, 502, 503 or 504 at random, or 200 with `?ok=` probability (default 0.5).

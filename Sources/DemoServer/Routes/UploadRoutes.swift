@@ -21,7 +21,8 @@ extension DemoRoutes {
 
         router.post("multipart") { request, _ in
             guard let contentType = request.headers[.contentType],
-                  let boundary = boundary(of: contentType) else {
+                let boundary = boundary(of: contentType)
+            else {
                 throw HTTPError(.badRequest, message: "expected multipart/form-data with a boundary")
             }
             let body = try await request.body.collect(upTo: 256 << 20)
@@ -97,7 +98,8 @@ extension DemoRoutes {
         let blankLine = Data("\r\n\r\n".utf8)
         guard var part = data.range(of: opening) else { return nil }
         while let headersEnd = data.range(of: blankLine, in: part.upperBound..<data.endIndex),
-              let next = data.range(of: closing, in: headersEnd.upperBound..<data.endIndex) {
+            let next = data.range(of: closing, in: headersEnd.upperBound..<data.endIndex)
+        {
             let headers = String(decoding: data[part.upperBound..<headersEnd.lowerBound], as: UTF8.self)
             let disposition = headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("content-disposition:") }
             if let disposition, dispositionParameter("filename", in: String(disposition)) != nil {

@@ -18,16 +18,18 @@ extension DemoRoutes {
             router.on("api/{realm}/method/{name}", method: method) { request, context in
                 let realm = try context.parameters.require("realm")
                 let name = try context.parameters.require("name")
-                var call = SampleCall(name: name, realm: realm, authority: request.head.authority ?? "127.0.0.1",
-                                      service: services[realm])
+                var call = SampleCall(
+                    name: name, realm: realm, authority: request.head.authority ?? "127.0.0.1",
+                    service: services[realm])
                 try await call.readParameters(of: request)
                 call.service.count(name)
                 let latency = call.service.latency
                 if latency > 0 { try await Task.sleep(for: .seconds(latency)) }
                 switch call.service.fault {
                 case .htmlPage?:
-                    return Response(status: .ok, headers: [.contentType: "text/html"],
-                                    body: .init(byteBuffer: ByteBuffer(string: "<html><body>Down for maintenance</body></html>")))
+                    return Response(
+                        status: .ok, headers: [.contentType: "text/html"],
+                        body: .init(byteBuffer: ByteBuffer(string: "<html><body>Down for maintenance</body></html>")))
                 case .emptyBody?:
                     return Response(status: .ok, headers: [.contentType: "application/json"])
                 case .wrongShape?:
@@ -66,7 +68,8 @@ extension DemoRoutes {
             let file = try context.parameters.require("file")
             let parts = file.replacingOccurrences(of: ".jpg", with: "").split(separator: "_")
             guard file.hasSuffix(".jpg"), parts.count == 3, let owner = Int(parts[0]), let id = Int(parts[1]),
-                  let bytes = service.photoBytes(owner: owner, id: id) else {
+                let bytes = service.photoBytes(owner: owner, id: id)
+            else {
                 return json(#"{"error":"no such photo"}"#, status: .notFound)
             }
             return Response(status: .ok, headers: [.contentType: "image/jpeg"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -128,7 +128,8 @@ struct SampleCall {
         for text in list("attachments") {
             let parts = text.dropFirst("photo".count).split(separator: "_")
             guard text.hasPrefix("photo"), parts.count == 2, let ownerID = Int(parts[0]), let photoID = Int(parts[1]),
-                  service.photoBytes(owner: ownerID, id: photoID) != nil else { return invalid("attachments") }
+                service.photoBytes(owner: ownerID, id: photoID) != nil
+            else { return invalid("attachments") }
             attachments.append(.init(photo: .init(id: photoID, ownerID: ownerID)))
         }
         guard !message.isEmpty || !attachments.isEmpty else { return invalid("message") }
@@ -144,8 +145,10 @@ struct SampleCall {
 
     private func getWallUploadServer() -> Response {
         let ticket = service.openTicket(owner: Self.currentUser)
-        return response(SampleRecords.UploadServer(uploadURL: "http://\(authority)/api/\(realm)/upload/\(ticket)",
-                                                   albumID: SampleService.wallAlbumID, userID: Self.currentUser))
+        return response(
+            SampleRecords.UploadServer(
+                uploadURL: "http://\(authority)/api/\(realm)/upload/\(ticket)",
+                albumID: SampleService.wallAlbumID, userID: Self.currentUser))
     }
 
     private func saveWallPhoto() -> Response {

@@ -32,8 +32,9 @@ enum SampleDataset {
         if id == deletedUserID {
             return SampleRecords.User(id: id, firstName: "", lastName: "", deactivated: "deleted", online: 0)
         }
-        var user = SampleRecords.User(id: id, firstName: firstNames[(id - 1) % firstNames.count],
-                                      lastName: lastNames[(id - 1) % lastNames.count], online: id % 2)
+        var user = SampleRecords.User(
+            id: id, firstName: firstNames[(id - 1) % firstNames.count],
+            lastName: lastNames[(id - 1) % lastNames.count], online: id % 2)
         if fields.contains("photo_100") { user.photo100 = photoBase + "\(id)_1_100.jpg" }
         if fields.contains("city"), id % 3 != 0 { user.city = cities[id % cities.count] }
         return user
@@ -48,19 +49,22 @@ enum SampleDataset {
     static func posts(of owner: Int) -> [SampleRecords.Post] {
         (1...initialPostCount).reversed().map { number in
             let author = number % 4 == 0 ? friends(of: owner).first ?? owner : owner
-            let attachments = number % 5 == 0
+            let attachments =
+                number % 5 == 0
                 ? [SampleRecords.Attachment(photo: .init(id: number % initialPhotoCount + 1, ownerID: owner))] : nil
-            return SampleRecords.Post(id: number, ownerID: owner, fromID: author, date: epoch - (initialPostCount - number) * 3_600,
-                                      text: "Post #\(number) on the wall of user \(owner)", attachments: attachments,
-                                      likes: .init(count: (number * 7) % 50))
+            return SampleRecords.Post(
+                id: number, ownerID: owner, fromID: author, date: epoch - (initialPostCount - number) * 3_600,
+                text: "Post #\(number) on the wall of user \(owner)", attachments: attachments,
+                likes: .init(count: (number * 7) % 50))
         }
     }
 
     /// The built-in photos of `owner`, newest first.
     static func photos(of owner: Int, photoBase: String) -> [SampleRecords.Photo] {
         (1...initialPhotoCount).reversed().map { number in
-            SampleRecords.Photo(id: number, albumID: -7, ownerID: owner, date: epoch - (initialPhotoCount - number) * 86_400,
-                                text: "", sizes: sizes(owner: owner, id: number, photoBase: photoBase))
+            SampleRecords.Photo(
+                id: number, albumID: -7, ownerID: owner, date: epoch - (initialPhotoCount - number) * 86_400,
+                text: "", sizes: sizes(owner: owner, id: number, photoBase: photoBase))
         }
     }
 

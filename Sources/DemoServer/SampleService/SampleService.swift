@@ -82,8 +82,9 @@ public final class SampleService: Sendable {
     func addPost(owner: Int, author: Int, text: String, attachments: [SampleRecords.Attachment]?) -> Int {
         state.withLockedValue { state in
             state.nextID += 1
-            let post = SampleRecords.Post(id: state.nextID, ownerID: owner, fromID: author, date: Int(Date().timeIntervalSince1970),
-                                          text: text, attachments: attachments, likes: .init(count: 0))
+            let post = SampleRecords.Post(
+                id: state.nextID, ownerID: owner, fromID: author, date: Int(Date().timeIntervalSince1970),
+                text: text, attachments: attachments, likes: .init(count: 0))
             state.addedPosts[owner, default: []].insert(post, at: 0)
             return state.nextID
         }
@@ -101,7 +102,8 @@ public final class SampleService: Sendable {
     func acceptUpload(_ bytes: Data, ticket: String) -> SampleRecords.UploadReceipt? {
         let accepted = state.withLockedValue { state -> Bool in
             guard var entry = state.tickets[ticket], entry.bytes == nil,
-                  state.storedBytes + bytes.count <= Self.uploadLimit else { return false }
+                state.storedBytes + bytes.count <= Self.uploadLimit
+            else { return false }
             entry.bytes = bytes
             state.tickets[ticket] = entry
             state.storedBytes += bytes.count
@@ -116,14 +118,16 @@ public final class SampleService: Sendable {
     /// forged, belongs to someone else or was saved already.
     func savePhoto(owner: Int, server: Int, photo: String, hash: String, photoBase: String) -> SampleRecords.Photo? {
         guard server == Self.uploadServerNumber, hash == signature(photo),
-              let ticket = Self.ticket(in: photo) else { return nil }
+            let ticket = Self.ticket(in: photo)
+        else { return nil }
         return state.withLockedValue { state in
             guard let entry = state.tickets[ticket], entry.owner == owner, let bytes = entry.bytes else { return nil }
             state.tickets[ticket] = nil
             state.nextID += 1
-            let saved = SampleRecords.Photo(id: state.nextID, albumID: Self.wallAlbumID, ownerID: owner,
-                                            date: Int(Date().timeIntervalSince1970), text: "",
-                                            sizes: SampleDataset.sizes(owner: owner, id: state.nextID, photoBase: photoBase))
+            let saved = SampleRecords.Photo(
+                id: state.nextID, albumID: Self.wallAlbumID, ownerID: owner,
+                date: Int(Date().timeIntervalSince1970), text: "",
+                sizes: SampleDataset.sizes(owner: owner, id: state.nextID, photoBase: photoBase))
             state.addedPhotos[owner, default: []].insert(saved, at: 0)
             state.photoBytes["\(owner)_\(state.nextID)"] = bytes
             return saved

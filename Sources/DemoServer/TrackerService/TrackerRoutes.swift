@@ -1,6 +1,6 @@
 import Foundation
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 import NIOCore
 
 extension DemoRoutes {
@@ -50,19 +50,28 @@ extension DemoRoutes {
 
         group.post("repos/{owner}/{repo}/issues") { request, context in
             try await tracker(request, context, services, realms) { service, path in
-                struct NewIssue: Decodable { var title: String?; var body: String?; var labels: [String]? }
+                struct NewIssue: Decodable {
+                    var title: String?
+                    var body: String?
+                    var labels: [String]?
+                }
                 let body = try await request.body.collect(upTo: 1 << 20)
                 guard let new = try? JSONDecoder().decode(NewIssue.self, from: Data(buffer: body)) else {
                     return json(TrackerJSON.error("Problems parsing JSON"), status: .badRequest)
                 }
                 guard let title = new.title, !title.trimmingCharacters(in: .whitespaces).isEmpty else {
-                    return json(TrackerJSON.error("Validation Failed", fields: [("Issue", "title", "missing_field")]),
-                                status: .unprocessableContent)
+                    return json(
+                        TrackerJSON.error("Validation Failed", fields: [("Issue", "title", "missing_field")]),
+                        status: .unprocessableContent)
                 }
-                guard let issue = service.create(owner: path.owner, repo: path.repo, title: title, body: new.body,
-                                                 labels: new.labels ?? []) else { return notFound() }
-                return json(try TrackerJSON.encode(issue), status: .created,
-                            headers: [.location: "\(request.uri.path)/\(issue.number)"])
+                guard
+                    let issue = service.create(
+                        owner: path.owner, repo: path.repo, title: title, body: new.body,
+                        labels: new.labels ?? [])
+                else { return notFound() }
+                return json(
+                    try TrackerJSON.encode(issue), status: .created,
+                    headers: [.location: "\(request.uri.path)/\(issue.number)"])
             }
         }
 
@@ -77,7 +86,10 @@ extension DemoRoutes {
 
         group.patch("repos/{owner}/{repo}/issues/{number}") { request, context in
             try await tracker(request, context, services, realms) { service, path in
-                struct Change: Decodable { var state: String?; var title: String? }
+                struct Change: Decodable {
+                    var state: String?
+                    var title: String?
+                }
                 let body = try await request.body.collect(upTo: 1 << 20)
                 guard let change = try? JSONDecoder().decode(Change.self, from: Data(buffer: body)) else {
                     return json(TrackerJSON.error("Problems parsing JSON"), status: .badRequest)
@@ -86,7 +98,7 @@ extension DemoRoutes {
                     return json(TrackerJSON.error("Validation Failed", fields: [("Issue", "state", "invalid")]), status: .unprocessableContent)
                 }
                 guard let number = path.number,
-                      let issue = service.update(owner: path.owner, repo: path.repo, number: number, state: change.state, title: change.title)
+                    let issue = service.update(owner: path.owner, repo: path.repo, number: number, state: change.state, title: change.title)
                 else { return notFound() }
                 return json(try TrackerJSON.encode(issue))
             }

@@ -22,19 +22,20 @@ public final class TrackerService: Sendable {
     private let state = NIOLockedValueBox(State())
 
     init() {
-        let start = Date(timeIntervalSince1970: 1_767_225_600)   // 2026-01-01T00:00:00Z
+        let start = Date(timeIntervalSince1970: 1_767_225_600)  // 2026-01-01T00:00:00Z
         let author = TrackerUserRecord(login: "octocat", id: 1, name: nil)
         var issues: [TrackerIssueRecord] = []
         for number in 1...Self.seededIssueCount {
             let closed = number.isMultiple(of: 3)
             let created = start.addingTimeInterval(Double(number) * 3_600)
-            issues.append(TrackerIssueRecord(
-                id: 1_000 + number, number: number, title: "Issue #\(number)",
-                body: number.isMultiple(of: 5) ? nil : "What happens in issue \(number).",
-                state: closed ? "closed" : "open",
-                labels: number.isMultiple(of: 4) ? [TrackerLabelRecord(name: "bug", color: "d73a4a")] : [],
-                user: author, comments: number % 7, createdAt: created,
-                closedAt: closed ? created.addingTimeInterval(86_400) : nil))
+            issues.append(
+                TrackerIssueRecord(
+                    id: 1_000 + number, number: number, title: "Issue #\(number)",
+                    body: number.isMultiple(of: 5) ? nil : "What happens in issue \(number).",
+                    state: closed ? "closed" : "open",
+                    labels: number.isMultiple(of: 4) ? [TrackerLabelRecord(name: "bug", color: "d73a4a")] : [],
+                    user: author, comments: number % 7, createdAt: created,
+                    closedAt: closed ? created.addingTimeInterval(86_400) : nil))
         }
         state.withLockedValue { state in
             state.repositories[Self.key(Self.seededRepository.owner, Self.seededRepository.repo)] = issues
@@ -87,7 +88,8 @@ public final class TrackerService: Sendable {
     func update(owner: String, repo: String, number: Int, state newState: String?, title: String?) -> TrackerIssueRecord? {
         state.withLockedValue { state in
             guard var issues = state.repositories[Self.key(owner, repo)],
-                  let index = issues.firstIndex(where: { $0.number == number }) else { return nil }
+                let index = issues.firstIndex(where: { $0.number == number })
+            else { return nil }
             if let title { issues[index].title = title }
             if let newState, newState != issues[index].state {
                 issues[index].state = newState
@@ -101,7 +103,8 @@ public final class TrackerService: Sendable {
     func delete(owner: String, repo: String, number: Int) -> Bool {
         state.withLockedValue { state in
             guard var issues = state.repositories[Self.key(owner, repo)],
-                  let index = issues.firstIndex(where: { $0.number == number }) else { return false }
+                let index = issues.firstIndex(where: { $0.number == number })
+            else { return false }
             issues.remove(at: index)
             state.repositories[Self.key(owner, repo)] = issues
             return true

@@ -21,7 +21,8 @@ package enum NetworkInterfaces {
             let flags = Int32(bitPattern: entry.pointee.ifa_flags)
             let wanted = Int32(IFF_UP) | Int32(IFF_RUNNING)
             guard flags & wanted == wanted, flags & Int32(IFF_LOOPBACK) == 0,
-                  let address = entry.pointee.ifa_addr, reachesBeyondTheLink(address) else { continue }
+                let address = entry.pointee.ifa_addr, reachesBeyondTheLink(address)
+            else { continue }
             names.insert(String(cString: entry.pointee.ifa_name))
         }
         return names.sorted()

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -22,7 +23,8 @@ package enum RedirectPolicy {
             stripped.setValue(nil, forHTTPHeaderField: name)
         }
         if var components = URLComponents(url: target, resolvingAgainstBaseURL: false),
-           let items = components.queryItems, items.contains(where: { credentialQueryItems.contains($0.name) }) {
+            let items = components.queryItems, items.contains(where: { credentialQueryItems.contains($0.name) })
+        {
             let kept = items.filter { !credentialQueryItems.contains($0.name) }
             components.queryItems = kept.isEmpty ? nil : kept
             stripped.url = components.url ?? target

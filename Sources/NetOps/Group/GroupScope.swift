@@ -84,8 +84,9 @@ package final class GroupScope: Sendable {
         var onProgress: (@Sendable (GroupProgress) -> Void)?
 
         var progress: GroupProgress {
-            GroupProgress(started: started, completed: completed,
-                          bytes: bytes.values.reduce(endedBytes) { $0.adding($1) })
+            GroupProgress(
+                started: started, completed: completed,
+                bytes: bytes.values.reduce(endedBytes) { $0.adding($1) })
         }
 
         /// Queues the current progress; true when the caller must deliver (nobody else is).
@@ -93,7 +94,8 @@ package final class GroupScope: Sendable {
             let current = progress
             // Byte-only changes replace one another while waiting: only counts must all be seen.
             if let last = pendingProgress.last, last.completedOperations == current.completedOperations,
-               last.totalOperations == current.totalOperations {
+                last.totalOperations == current.totalOperations
+            {
                 pendingProgress[pendingProgress.count - 1] = current
             } else {
                 pendingProgress.append(current)
@@ -137,7 +139,11 @@ package final class GroupScope: Sendable {
     /// The members still running.
     var memberCount: Int { state.withLock { $0.members.count } }
 
-    private enum Decision { case cancel, watch(deliver: Bool), nothing }
+    private enum Decision {
+        case cancel
+        case watch(deliver: Bool)
+        case nothing
+    }
 
     /// Makes `member` part of the scope: it is cancelled with the scope, and its failure reported.
     ///
@@ -245,7 +251,8 @@ package final class GroupScope: Sendable {
     private func memberEnded(_ id: ObjectIdentifier) {
         guard let member = state.withLock({ $0.members[id] }) else { return }
         let outcome = member.memberOutcome
-        let failure = outcome.state == .failedFinished
+        let failure =
+            outcome.state == .failedFinished
             ? GroupFailure(operation: member.memberOperation, error: outcome.error ?? GroupError.cancelled)
             : nil
         let (report, deliver) = state.withLock { state -> ((@Sendable (GroupFailure) -> Void)?, Bool) in

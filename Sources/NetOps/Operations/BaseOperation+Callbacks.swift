@@ -55,7 +55,6 @@ extension BaseOperation {
         delegate?.operation(self, didChangeStateTo: state)
     }
 
-
     /// Runs and drops the completion closures; also drops the progress and state closures, so
     /// nothing they captured outlives the operation's work.
     func runCompletions() {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -17,11 +18,12 @@ extension BaseOperation {
     public static func postpone(_ operation: BaseOperation) -> Bool {
         var parked = false
         operation.withEffects { effects in
-            operation.apply({ machine in
-                let action = machine.postpone()
-                parked = action != .none
-                return action
-            }, to: &effects)
+            operation.apply(
+                { machine in
+                    let action = machine.postpone()
+                    parked = action != .none
+                    return action
+                }, to: &effects)
         }
         return parked
     }

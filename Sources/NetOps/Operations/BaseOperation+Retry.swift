@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

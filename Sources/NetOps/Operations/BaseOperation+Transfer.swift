@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -116,7 +117,8 @@ extension BaseOperation {
             let announced = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
             do {
                 if storage.requestedOffset > 0, response.statusCode == 206,
-                   let range = ContentRange(response), range.first == storage.requestedOffset {
+                    let range = ContentRange(response), range.first == storage.requestedOffset
+                {
                     // The server continues where the suspension stopped.
                     storage.progress.totalBytesToReceive = range.total ?? announced.map { $0 + range.first }
                 } else {
@@ -205,8 +207,10 @@ extension BaseOperation {
         let failureError = outcome.error.map { Self.connectivityVerdict(on: $0, monitor: outcome.connectivity) }
         if let observer = outcome.observer {
             let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
-            observer.didFinish(AttemptReport(attempt: outcome.attemptsMade, response: outcome.response, error: failureError,
-                                             bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
+            observer.didFinish(
+                AttemptReport(
+                    attempt: outcome.attemptsMade, response: outcome.response, error: failureError,
+                    bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
         }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
@@ -215,8 +219,10 @@ extension BaseOperation {
         }
         if case .useDefault = decision, let error = failureError {
             var random = JitterRandom()
-            if let delay = outcome.policy.delay(after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
-                                                waited: outcome.waited, replayable: outcome.replayable, random: &random) {
+            if let delay = outcome.policy.delay(
+                after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
+                waited: outcome.waited, replayable: outcome.replayable, random: &random)
+            {
                 decision = .retry(after: delay)
             }
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -90,8 +91,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let retryPolicy: RetryPolicy
 
         static var current: Defaults {
-            Defaults(session: BaseOperation.defaultSession, interceptor: BaseOperation.defaultInterceptor,
-                     retryPolicy: BaseOperation.defaultRetryPolicy)
+            Defaults(
+                session: BaseOperation.defaultSession, interceptor: BaseOperation.defaultInterceptor,
+                retryPolicy: BaseOperation.defaultRetryPolicy)
         }
     }
 
@@ -234,11 +236,12 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public func suspend() -> Bool {
         var suspended = false
         withEffects { effects in
-            apply({ machine in
-                let action = machine.suspend()
-                suspended = action != .none
-                return action
-            }, to: &effects)
+            apply(
+                { machine in
+                    let action = machine.suspend()
+                    suspended = action != .none
+                    return action
+                }, to: &effects)
         }
         return suspended
     }
@@ -250,11 +253,12 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public func resume() -> Bool {
         var resumed = false
         withEffects { effects in
-            apply({ machine in
-                let action = machine.resume()
-                resumed = action != .none
-                return action
-            }, to: &effects)
+            apply(
+                { machine in
+                    let action = machine.resume()
+                    resumed = action != .none
+                    return action
+                }, to: &effects)
         }
         return resumed
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -48,17 +49,23 @@ public final class DataTaskOperation: BaseOperation, @unchecked Sendable {
     }
 
     /// A POST, parameters as a JSON body unless `encoding` says otherwise.
-    public static func post(_ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]) -> DataTaskOperation {
+    public static func post(
+        _ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]
+    ) -> DataTaskOperation {
         request(.post, url, parameters: parameters, encoding: encoding, headers: headers)
     }
 
     /// A PUT, parameters as a JSON body unless `encoding` says otherwise.
-    public static func put(_ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]) -> DataTaskOperation {
+    public static func put(
+        _ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]
+    ) -> DataTaskOperation {
         request(.put, url, parameters: parameters, encoding: encoding, headers: headers)
     }
 
     /// A PATCH, parameters as a JSON body unless `encoding` says otherwise.
-    public static func patch(_ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]) -> DataTaskOperation {
+    public static func patch(
+        _ url: some URLConvertible, parameters: Parameters = [:], encoding: ParameterEncoding = .json, headers: [String: String] = [:]
+    ) -> DataTaskOperation {
         request(.patch, url, parameters: parameters, encoding: encoding, headers: headers)
     }
 

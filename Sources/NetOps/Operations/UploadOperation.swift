@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -57,8 +58,9 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
         method: HTTPMethod = .post,
         headers: [String: String] = [:]
     ) -> UploadOperation {
-        UploadOperation(built: typed(RequestFactory.make(method, url, headers: headers)) { MIMEType.detect(fileAt: fileURL) },
-                        body: .file(fileURL))
+        UploadOperation(
+            built: typed(RequestFactory.make(method, url, headers: headers)) { MIMEType.detect(fileAt: fileURL) },
+            body: .file(fileURL))
     }
 
     /// `built` with a `Content-Type` of `type()` when it has none.

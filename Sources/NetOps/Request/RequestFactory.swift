@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,7 +39,8 @@ public enum RequestFactory {
         case .json:
             let object = parameters as [String: Any]
             guard JSONSerialization.isValidJSONObject(object),
-                  let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+                let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            else {
                 return .failure(NetOpsError(.invalidBody(reason: "parameters are not representable as JSON"), url: target))
             }
             request.httpBody = body

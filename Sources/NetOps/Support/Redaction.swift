@@ -100,10 +100,12 @@ public struct Redaction: Sendable, Hashable {
             return redactedPairs(text)
         }
         if type.contains("json") || data.first == UInt8(ascii: "{") || data.first == UInt8(ascii: "["),
-           let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) {
+            let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        {
             let cleaned = redactedJSON(object)
             if let encoded = try? JSONSerialization.data(withJSONObject: cleaned, options: [.sortedKeys, .fragmentsAllowed]),
-               let text = String(data: encoded, encoding: .utf8) {
+                let text = String(data: encoded, encoding: .utf8)
+            {
                 return text
             }
         }
@@ -126,8 +128,9 @@ public struct Redaction: Sendable, Hashable {
         for key in parameterKeys.sorted() where lowered.contains(key) {
             let name = NSRegularExpression.escapedPattern(for: key)
             result = replacing(#"(?i)(\b"# + name + #"=)[^&\s"']*"#, in: result, with: "$1" + Self.placeholder)
-            result = replacing(#"(?i)("# + "\"" + name + "\"" + #"\s*:\s*)"(?:[^"\\]|\\.)*""#, in: result,
-                               with: "$1\"" + Self.placeholder + "\"")
+            result = replacing(
+                #"(?i)("# + "\"" + name + "\"" + #"\s*:\s*)"(?:[^"\\]|\\.)*""#, in: result,
+                with: "$1\"" + Self.placeholder + "\"")
         }
         for name in headerNames.sorted() where lowered.contains(name) {
             let escaped = NSRegularExpression.escapedPattern(for: name)

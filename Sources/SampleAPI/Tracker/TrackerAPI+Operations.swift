@@ -11,10 +11,12 @@ extension TrackerAPI {
 
     /// A page of `owner/repo`'s issues in `state` (`open`, `closed`, `all`), newest first.
     public static func issues(owner: String, repo: String, state: String = "open", page: Int = 1, perPage: Int = 30)
-        -> APIOperation<[Issue]> {
-        APIManager.operation(TrackerAPI.listIssues,
-                             properties: ["owner": owner, "repo": repo, "state": state, "page": page, "per_page": perPage],
-                             as: [Issue].self)
+        -> APIOperation<[Issue]>
+    {
+        APIManager.operation(
+            TrackerAPI.listIssues,
+            properties: ["owner": owner, "repo": repo, "state": state, "page": page, "per_page": perPage],
+            as: [Issue].self)
     }
 
     /// Issue `number` of `owner/repo`.
@@ -24,7 +26,8 @@ extension TrackerAPI {
 
     /// Opens an issue in `owner/repo`; answers the created issue.
     public static func createIssue(owner: String, repo: String, title: String, body: String? = nil, labels: [String] = [])
-        -> APIOperation<Issue> {
+        -> APIOperation<Issue>
+    {
         var properties: Parameters = ["owner": owner, "repo": repo, "title": title]
         if let body { properties["body"] = body }
         if !labels.isEmpty { properties["labels"] = labels }
@@ -33,7 +36,8 @@ extension TrackerAPI {
 
     /// Changes issue `number`'s `state` and/or `title`.
     public static func updateIssue(_ number: Int, owner: String, repo: String, state: String? = nil, title: String? = nil)
-        -> APIOperation<Issue> {
+        -> APIOperation<Issue>
+    {
         var properties: Parameters = ["owner": owner, "repo": repo, "number": number]
         if let state { properties["state"] = state }
         if let title { properties["title"] = title }
@@ -42,7 +46,8 @@ extension TrackerAPI {
 
     /// Deletes issue `number`.
     public static func deleteIssue(_ number: Int, owner: String, repo: String) -> APIOperation<NoContent> {
-        APIManager.operation(TrackerAPI.deleteIssue, properties: ["owner": owner, "repo": repo, "number": number],
-                             as: NoContent.self)
+        APIManager.operation(
+            TrackerAPI.deleteIssue, properties: ["owner": owner, "repo": repo, "number": number],
+            as: NoContent.self)
     }
 }

@@ -29,8 +29,9 @@ struct ArchiveInstaller {
             return (nil, UnarchiveReport(outcome: .alreadyUpToDate, archiveSHA256: digest))
         }
         do {
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: target.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
         } catch {
             throw .unpackFailed(path: archive.path, reason: "cannot create \(target.deletingLastPathComponent().path): \(error.templaterReason)")
         }
@@ -59,8 +60,9 @@ struct ArchiveInstaller {
                 }
             }
             do {
-                try carryOver(from: target, into: replacement, oldMarker: oldMarker,
-                              newMarker: &marker, rejectedFiles: rejectedFiles, report: &report)
+                try carryOver(
+                    from: target, into: replacement, oldMarker: oldMarker,
+                    newMarker: &marker, rejectedFiles: rejectedFiles, report: &report)
                 try marker.write(in: replacement)
             } catch {
                 throw TemplaterError.unpackFailed(path: archive.path, reason: error.templaterReason)
@@ -114,8 +116,9 @@ struct ArchiveInstaller {
         _ = try TemplateDecoding.decode(file.data, name: name, path: file.entryPath)
         let destination = folder.appendingPathComponent(relativePath)
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
             try FileSystem.createFile(file.data, at: destination)
         } catch {
             throw .writeFailed(name: name, path: folder.path, reason: error.templaterReason)
@@ -127,9 +130,11 @@ struct ArchiveInstaller {
     /// in subfolders too. Unchanged files of the previous archive that the new one no longer has
     /// are dropped, as are folders left empty. Symbolic links are never followed nor carried over
     /// (reported as skipped), and neither is a file in the way of a folder of the archive.
-    private func carryOver(from target: URL, into replacement: URL, oldMarker: ArchiveMarker?,
-                           newMarker: inout ArchiveMarker, rejectedFiles: Set<String>,
-                           report: inout UnarchiveReport) throws {
+    private func carryOver(
+        from target: URL, into replacement: URL, oldMarker: ArchiveMarker?,
+        newMarker: inout ArchiveMarker, rejectedFiles: Set<String>,
+        report: inout UnarchiveReport
+    ) throws {
         guard FileSystem.isDirectory(target) else { return }
         for item in try FolderWalk.items(in: target, includeHidden: false) {
             let path = item.relativePath
@@ -145,7 +150,8 @@ struct ArchiveInstaller {
             if newMarker.files[path] != nil { continue }
             let source = target.appendingPathComponent(path)
             if let recorded = oldMarker?.files[path], !rejectedFiles.contains(path),
-               let data = try? Data(contentsOf: source), ArchiveMarker.fingerprint(of: data) == recorded {
+                let data = try? Data(contentsOf: source), ArchiveMarker.fingerprint(of: data) == recorded
+            {
                 continue
             }
             let destination = replacement.appendingPathComponent(path)
@@ -153,8 +159,9 @@ struct ArchiveInstaller {
                 report.skipped.append(.init(path: path, reason: "in the way of an entry of the archive, not carried over"))
                 continue
             }
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(),
-                                                    withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(),
+                withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: source, to: destination)
             if rejectedFiles.contains(path), let recorded = oldMarker?.files[path] {
                 newMarker.files[path] = recorded

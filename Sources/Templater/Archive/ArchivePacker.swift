@@ -59,7 +59,7 @@ public struct ArchivePacker: Sendable {
                     modificationDate: Self.fixedDate, permissions: 0o644, compressionMethod: .deflate
                 ) { position, size in
                     let start = Int(position)
-                    return data.subdata(in: start ..< min(start + size, data.count))
+                    return data.subdata(in: start..<min(start + size, data.count))
                 }
             }
         } catch {

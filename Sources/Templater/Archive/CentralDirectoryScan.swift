@@ -38,7 +38,7 @@ struct CentralDirectoryScan {
         var directoryOffset = UInt64(Self.uint32(tail, eocd + 16))
         if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
             // ZIP64: the locator just before the record gives the ZIP64 end record's offset.
-            guard eocd >= 20, Array(tail[eocd - 20 ..< eocd - 16]) == [0x50, 0x4B, 0x06, 0x07] else {
+            guard eocd >= 20, Array(tail[eocd - 20..<eocd - 16]) == [0x50, 0x4B, 0x06, 0x07] else {
                 throw Malformed(description: "ZIP64 locator missing")
             }
             let zip64Offset = Self.uint64(tail, eocd - 20 + 8)
@@ -46,7 +46,7 @@ struct CentralDirectoryScan {
             guard zip64Offset <= size else { throw Malformed(description: "ZIP64 end record outside the file") }
             try handle.seek(toOffset: zip64Offset)
             let record = [UInt8](try handle.read(upToCount: 56) ?? Data())
-            guard record.count == 56, Array(record[0 ..< 4]) == [0x50, 0x4B, 0x06, 0x06] else {
+            guard record.count == 56, Array(record[0..<4]) == [0x50, 0x4B, 0x06, 0x06] else {
                 throw Malformed(description: "ZIP64 end of central directory record missing")
             }
             count = Self.uint64(record, 32)
@@ -62,7 +62,8 @@ struct CentralDirectoryScan {
         var position = 0
         while records.count < count {
             guard position + 46 <= directory.count,
-                  Array(directory[position ..< position + 4]) == [0x50, 0x4B, 0x01, 0x02] else {
+                Array(directory[position..<position + 4]) == [0x50, 0x4B, 0x01, 0x02]
+            else {
                 throw Malformed(description: "central directory record \(records.count + 1) of \(count) is malformed")
             }
             let nameLength = Int(Self.uint16(directory, position + 28))
@@ -70,9 +71,11 @@ struct CentralDirectoryScan {
             let commentLength = Int(Self.uint16(directory, position + 32))
             let nameEnd = position + 46 + nameLength
             guard nameEnd <= directory.count else { throw Malformed(description: "central directory truncated") }
-            let nameBytes = Array(directory[position + 46 ..< nameEnd])
-            records.append(Record(flags: Self.uint16(directory, position + 8),
-                                  name: String(decoding: nameBytes, as: UTF8.self)))
+            let nameBytes = Array(directory[position + 46..<nameEnd])
+            records.append(
+                Record(
+                    flags: Self.uint16(directory, position + 8),
+                    name: String(decoding: nameBytes, as: UTF8.self)))
             position = nameEnd + extraLength + commentLength
         }
         self.records = records
@@ -82,7 +85,7 @@ struct CentralDirectoryScan {
         guard bytes.count >= pattern.count else { return nil }
         var index = bytes.count - pattern.count
         while index >= 0 {
-            if bytes[index] == pattern[0], Array(bytes[index ..< index + pattern.count]) == pattern { return index }
+            if bytes[index] == pattern[0], Array(bytes[index..<index + pattern.count]) == pattern { return index }
             index -= 1
         }
         return nil

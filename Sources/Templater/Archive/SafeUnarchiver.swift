@@ -42,8 +42,10 @@ struct SafeUnarchiver {
         var total: UInt64 = 0
         for (entry, components) in entries where entry.type == .file {
             let data = try inflate(entry, of: archive, total: &total, archivePath: archivePath)
-            try body(ArchivedFile(entryPath: components.joined(separator: "/"), components: components,
-                                  data: data, crc32: entry.checksum))
+            try body(
+                ArchivedFile(
+                    entryPath: components.joined(separator: "/"), components: components,
+                    data: data, crc32: entry.checksum))
         }
     }
 
@@ -67,15 +69,17 @@ struct SafeUnarchiver {
         for entry in archive {
             planned.append((entry, []))
             if planned.count > limits.maxEntryCount {
-                throw .archiveRefused(path: archivePath, entry: "",
-                                      reason: "more than \(limits.maxEntryCount) entries")
+                throw .archiveRefused(
+                    path: archivePath, entry: "",
+                    reason: "more than \(limits.maxEntryCount) entries")
             }
         }
         // ZIPFoundation's iterator stops at the first record it cannot read: never let that hide entries.
         if planned.count != directory.records.count {
             let hidden = directory.records.indices.contains(planned.count) ? directory.records[planned.count].name : ""
-            throw .archiveRefused(path: archivePath, entry: hidden,
-                                  reason: "entry cannot be read (\(planned.count) of \(directory.records.count) entries readable)")
+            throw .archiveRefused(
+                path: archivePath, entry: hidden,
+                reason: "entry cannot be read (\(planned.count) of \(directory.records.count) entries readable)")
         }
         // ZIPFoundation reads an entry's data until it has its declared size, even past the end
         // of the file (a read loop that never ends on a size of gigabytes): refuse such sizes.
@@ -101,7 +105,8 @@ struct SafeUnarchiver {
                     throw refuse("declared total uncompressed size exceeds \(limits.maxTotalUncompressedSize) bytes")
                 }
                 if entry.isCompressed,
-                   limits.exceedsRatio(uncompressed: entry.uncompressedSize, compressed: entry.compressedSize) {
+                    limits.exceedsRatio(uncompressed: entry.uncompressedSize, compressed: entry.compressedSize)
+                {
                     throw refuse("declared compression ratio exceeds \(limits.maxCompressionRatio):1")
                 }
             }
@@ -110,11 +115,12 @@ struct SafeUnarchiver {
         // A file whose name is also a folder of another entry would make extraction fail half-way.
         let files = Set(planned.filter { $0.0.type == .file }.map { $0.1.joined(separator: "/") })
         for (_, components) in planned where components.count > 1 {
-            for depth in 1 ..< components.count {
-                let prefix = components[0 ..< depth].joined(separator: "/")
+            for depth in 1..<components.count {
+                let prefix = components[0..<depth].joined(separator: "/")
                 if files.contains(prefix) {
-                    throw .archiveRefused(path: archivePath, entry: prefix,
-                                          reason: "entry is both a file and a folder")
+                    throw .archiveRefused(
+                        path: archivePath, entry: prefix,
+                        reason: "entry is both a file and a folder")
                 }
             }
         }
@@ -122,8 +128,10 @@ struct SafeUnarchiver {
     }
 
     /// Inflates one entry in memory, enforcing the limits on the bytes really produced.
-    private func inflate(_ entry: Entry, of archive: Archive, total: inout UInt64,
-                         archivePath: String) throws(TemplaterError) -> Data {
+    private func inflate(
+        _ entry: Entry, of archive: Archive, total: inout UInt64,
+        archivePath: String
+    ) throws(TemplaterError) -> Data {
         let name = Self.decodedPath(of: entry)
         var data = Data()
         var produced: UInt64 = 0
@@ -139,16 +147,19 @@ struct SafeUnarchiver {
                 produced += UInt64(chunk.count)
                 runningTotal += UInt64(chunk.count)
                 if produced > declared {
-                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
-                                                        reason: "entry inflates beyond its declared size of \(declared) bytes")
+                    throw TemplaterError.archiveRefused(
+                        path: archivePath, entry: name,
+                        reason: "entry inflates beyond its declared size of \(declared) bytes")
                 }
                 if runningTotal > limits.maxTotalUncompressedSize {
-                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
-                                                        reason: "total uncompressed size exceeds \(limits.maxTotalUncompressedSize) bytes")
+                    throw TemplaterError.archiveRefused(
+                        path: archivePath, entry: name,
+                        reason: "total uncompressed size exceeds \(limits.maxTotalUncompressedSize) bytes")
                 }
                 if isCompressed, limits.exceedsRatio(uncompressed: produced, compressed: compressed) {
-                    throw TemplaterError.archiveRefused(path: archivePath, entry: name,
-                                                        reason: "compression ratio exceeds \(limits.maxCompressionRatio):1")
+                    throw TemplaterError.archiveRefused(
+                        path: archivePath, entry: name,
+                        reason: "compression ratio exceeds \(limits.maxCompressionRatio):1")
                 }
                 data.append(chunk)
             }
@@ -158,8 +169,9 @@ struct SafeUnarchiver {
             throw .archiveRefused(path: archivePath, entry: name, reason: "cannot inflate: \(error)")
         }
         if produced != declared {
-            throw .archiveRefused(path: archivePath, entry: name,
-                                  reason: "entry holds \(produced) bytes, its header declares \(declared)")
+            throw .archiveRefused(
+                path: archivePath, entry: name,
+                reason: "entry holds \(produced) bytes, its header declares \(declared)")
         }
         if checksum != entry.checksum {
             throw .archiveRefused(path: archivePath, entry: name, reason: "CRC-32 mismatch")
@@ -169,14 +181,17 @@ struct SafeUnarchiver {
     }
 
     /// The path components of an entry name, or an error when the name could leave the target folder.
-    static func safeComponents(of name: String,
-                               refuse: (String) -> TemplaterError) throws(TemplaterError) -> [String] {
+    static func safeComponents(
+        of name: String,
+        refuse: (String) -> TemplaterError
+    ) throws(TemplaterError) -> [String] {
         if name.isEmpty { throw refuse("empty entry name") }
         if name.hasPrefix("/") { throw refuse("absolute path") }
         if name.contains("\\") { throw refuse("backslash in entry name") }
         if name.unicodeScalars.contains(where: { $0.value == 0 }) { throw refuse("NUL in entry name") }
         if let first = name.unicodeScalars.first, name.unicodeScalars.dropFirst().first == ":",
-           first.properties.isAlphabetic {
+            first.properties.isAlphabetic
+        {
             throw refuse("drive-letter path")
         }
         var trimmed = Substring(name)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -44,15 +45,19 @@ extension FileSystem {
     /// - Returns: The innermost folder, or `nil` when one of them does not exist or is not a
     ///   folder (only when `create` is false).
     /// - Throws: `.symbolicLink` when a segment is a link; `.posix` for other failures.
-    static func openFolder(_ base: URL, segments: some Collection<String>,
-                           create: Bool) throws(InsideError) -> Folder? {
+    static func openFolder(
+        _ base: URL, segments: some Collection<String>,
+        create: Bool
+    ) throws(InsideError) -> Folder? {
         var created = 0
         return try openFolder(base, segments: segments, create: create, created: &created)
     }
 
     /// `openFolder`, counting in `created` the folders it made (the innermost ones of `segments`).
-    private static func openFolder(_ base: URL, segments: some Collection<String>, create: Bool,
-                                   created: inout Int) throws(InsideError) -> Folder? {
+    private static func openFolder(
+        _ base: URL, segments: some Collection<String>, create: Bool,
+        created: inout Int
+    ) throws(InsideError) -> Folder? {
         let baseDescriptor = base.withUnsafeFileSystemRepresentation { path -> Int32 in
             guard let path else { return -1 }
             return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -94,8 +99,10 @@ extension FileSystem {
     ///
     /// - Parameter created: Set to the number of folders made, the innermost of `segments`
     ///   (even when a later step fails), for `removeEmptyFolders(_:segments:atMost:)`.
-    static func openOrCreateFolder(_ base: URL, segments: some Collection<String>,
-                                   created: inout Int) throws(InsideError) -> Folder {
+    static func openOrCreateFolder(
+        _ base: URL, segments: some Collection<String>,
+        created: inout Int
+    ) throws(InsideError) -> Folder {
         guard let folder = try openFolder(base, segments: segments, create: true, created: &created) else {
             throw .posix(POSIXFailure(call: "open \(base.path)", errno: ENOENT))
         }
@@ -170,7 +177,7 @@ extension FileSystem {
         var depth = segments.count
         let last = max(0, segments.count - limit)
         while depth > last {
-            guard let parent = try? openFolder(base, segments: segments[0 ..< depth - 1], create: false) else { return }
+            guard let parent = try? openFolder(base, segments: segments[0..<depth - 1], create: false) else { return }
             let removed = unlinkat(parent.descriptor, segments[depth - 1], AT_REMOVEDIR) == 0
             parent.close()
             guard removed else { return }
@@ -207,7 +214,7 @@ extension FileSystem {
                 throw POSIXFailure(call: "read", errno: errno)
             }
             if count == 0 { return data }
-            data.append(contentsOf: buffer[0 ..< count])
+            data.append(contentsOf: buffer[0..<count])
         }
     }
 }

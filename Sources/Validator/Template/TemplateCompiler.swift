@@ -125,18 +125,26 @@ struct TemplateCompiler {
             report(.contradictoryRules, at: rulesPath, "minimum \(minimum.jsonText) is greater than maximum \(maximum.jsonText)")
         }
         if let low = set.minLength, let high = set.maxLength, low > high {
-            report(.contradictoryRules, at: rulesPath, "\(Rule.lengthMustBeEqualOrGreaterThan) \(low) is greater than \(Rule.lengthMustBeEqualOrLessThan) \(high)")
+            report(
+                .contradictoryRules, at: rulesPath,
+                "\(Rule.lengthMustBeEqualOrGreaterThan) \(low) is greater than \(Rule.lengthMustBeEqualOrLessThan) \(high)")
         }
         if let exact = set.exactLength {
             if let low = set.minLength, exact < low {
-                report(.contradictoryRules, at: rulesPath, "\(Rule.equalInLength) demands length \(exact), below \(Rule.lengthMustBeEqualOrGreaterThan) \(low)")
+                report(
+                    .contradictoryRules, at: rulesPath,
+                    "\(Rule.equalInLength) demands length \(exact), below \(Rule.lengthMustBeEqualOrGreaterThan) \(low)")
             }
             if let high = set.maxLength, exact > high {
-                report(.contradictoryRules, at: rulesPath, "\(Rule.equalInLength) demands length \(exact), above \(Rule.lengthMustBeEqualOrLessThan) \(high)")
+                report(
+                    .contradictoryRules, at: rulesPath,
+                    "\(Rule.equalInLength) demands length \(exact), above \(Rule.lengthMustBeEqualOrLessThan) \(high)")
             }
         }
         if let low = set.minElements, let high = set.maxElements, low > high {
-            report(.contradictoryRules, at: rulesPath, "\(Rule.elementsMustBeEqualOrMoreThan) \(low) is greater than \(Rule.elementsMustBeEqualOrLessThan) \(high)")
+            report(
+                .contradictoryRules, at: rulesPath,
+                "\(Rule.elementsMustBeEqualOrMoreThan) \(low) is greater than \(Rule.elementsMustBeEqualOrLessThan) \(high)")
         }
     }
 

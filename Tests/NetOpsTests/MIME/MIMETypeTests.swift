@@ -1,7 +1,7 @@
 import Foundation
 import NetOps
-import Testing
 import TestSupport
+import Testing
 
 /// MIME types from first bytes and from file names.
 @Suite struct MIMETypeTests {
@@ -147,17 +147,17 @@ import TestSupport
 
     /// Writes `tone.wav` (a real PCM WAV) and `dot.png` (a real 1×1 PNG).
     static let fixtures = #"""
-import struct, wave, zlib
-with wave.open("tone.wav", "wb") as w:
-    w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
-    w.writeframes(b"\x00\x10" * 800)
-def chunk(kind, data):
-    body = kind + data
-    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xffffffff)
-png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
-png += chunk(b"IDAT", zlib.compress(b"\x00\xff")) + chunk(b"IEND", b"")
-open("dot.png", "wb").write(png)
-"""#
+        import struct, wave, zlib
+        with wave.open("tone.wav", "wb") as w:
+            w.setnchannels(1); w.setsampwidth(2); w.setframerate(8000)
+            w.writeframes(b"\x00\x10" * 800)
+        def chunk(kind, data):
+            body = kind + data
+            return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body) & 0xffffffff)
+        png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0))
+        png += chunk(b"IDAT", zlib.compress(b"\x00\xff")) + chunk(b"IEND", b"")
+        open("dot.png", "wb").write(png)
+        """#
 
     struct ToolFailure: Error, CustomStringConvertible {
         let description: String

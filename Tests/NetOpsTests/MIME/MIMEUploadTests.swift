@@ -1,7 +1,7 @@
 import Foundation
 import NetOps
-import Testing
 import TestSupport
+import Testing
 
 /// Uploads and multipart parts announce the sniffed type when the caller gives none: what
 /// DemoServer received, over loopback, on both engines.

@@ -1,6 +1,6 @@
+import Crypto
 import DemoServer
 import Foundation
-import Crypto
 
 /// Hex SHA-256 of `data`.
 func sha256(_ data: Data) -> String {

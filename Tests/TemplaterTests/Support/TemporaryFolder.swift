@@ -1,6 +1,7 @@
 import Foundation
-@testable import Templater
 import Validator
+
+@testable import Templater
 
 /// A fresh folder under the system temporary folder, removed when the body returns.
 func withTemporaryFolder<Result>(_ body: (URL) throws -> Result) throws -> Result {

@@ -22,7 +22,8 @@ import Validator
                 // A raw control character at `position`: its offset is reported.
                 var bytes = Array("\"\(prefix)x\(suffix)\"".utf8)
                 bytes[1 + position] = 0x01
-                #expect(throws: JSONParseError(offset: 1 + position, kind: .controlCharacter, reason: "raw control character byte 0x01 in a string")) {
+                #expect(throws: JSONParseError(offset: 1 + position, kind: .controlCharacter, reason: "raw control character byte 0x01 in a string"))
+                {
                     try JSONValue(parsing: Data(bytes))
                 }
                 // An invalid UTF-8 byte at `position`.
@@ -40,11 +41,12 @@ import Validator
     @Test func shortStringsAreInternedFaithfully() throws {
         var members: [JSONValue] = []
         for index in 0..<5_000 {
-            members.append(.object([
-                "k\(index % 700)": .string("v\(index)"),
-                "sixteen-bytes-00": .string(String(repeating: "x", count: index % 18)),
-                "seventeen-bytes-0": .int(index),
-            ]))
+            members.append(
+                .object([
+                    "k\(index % 700)": .string("v\(index)"),
+                    "sixteen-bytes-00": .string(String(repeating: "x", count: index % 18)),
+                    "seventeen-bytes-0": .int(index),
+                ]))
         }
         let document = JSONValue.array(members)
         #expect(try JSONValue(parsing: document.serialized()) == document)

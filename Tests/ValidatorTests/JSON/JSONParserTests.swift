@@ -11,8 +11,9 @@ import Validator
     }
 
     static let valid: [ValidCase] = [
-        ValidCase(name: "booleans and integers stay apart", text: "[true, 1, false, 0]",
-                  value: .array([.bool(true), .int(1), .bool(false), .int(0)])),
+        ValidCase(
+            name: "booleans and integers stay apart", text: "[true, 1, false, 0]",
+            value: .array([.bool(true), .int(1), .bool(false), .int(0)])),
         ValidCase(name: "null", text: " null ", value: .null),
         ValidCase(name: "integer", text: "-42", value: .int(-42)),
         ValidCase(name: "negative zero is an integer", text: "-0", value: .int(0)),
@@ -29,8 +30,9 @@ import Validator
         ValidCase(name: "surrogate pair", text: #""\uD83D\uDE00""#, value: .string("😀")),
         ValidCase(name: "raw UTF-8", text: #""Grüße, 世界 👋""#, value: .string("Grüße, 世界 👋")),
         ValidCase(name: "escaped NUL", text: #""a\u0000b""#, value: .string("a\u{0}b")),
-        ValidCase(name: "nested", text: #"{"a": [1, {"b": null}], "c": {}, "d": []}"#,
-                  value: .object(["a": .array([.int(1), .object(["b": .null])]), "c": .object([:]), "d": .array([])])),
+        ValidCase(
+            name: "nested", text: #"{"a": [1, {"b": null}], "c": {}, "d": []}"#,
+            value: .object(["a": .array([.int(1), .object(["b": .null])]), "c": .object([:]), "d": .array([])])),
         ValidCase(name: "whitespace everywhere", text: " \t\r\n{ \"a\" : [ 1 , 2 ] } \n", value: .object(["a": .array([.int(1), .int(2)])])),
         ValidCase(name: "byte order mark is skipped", text: "\u{FEFF}[1]", value: .array([.int(1)])),
         ValidCase(name: "keys with escapes", text: #"{"a\"b": 1}"#, value: .object(["a\"b": .int(1)])),

@@ -13,23 +13,25 @@ import Validator
 
     @Test func compactSortsKeys() {
         let text = String(decoding: Self.sample.serialized(), as: UTF8.self)
-        #expect(text == #"{"a":"quote \" slash \\ newline \n tab \t bell \u0007 é 😀","b":[1,2.0,-0.5,true,null],"c":{},"d":[],"e":-9223372036854775808}"#)
+        #expect(
+            text == #"{"a":"quote \" slash \\ newline \n tab \t bell \u0007 é 😀","b":[1,2.0,-0.5,true,null],"c":{},"d":[],"e":-9223372036854775808}"#)
     }
 
     @Test func prettyUsesTwoSpaces() {
         let value: JSONValue = .object(["z": .array([.int(1), .object(["k": .bool(false)])]), "a": .object([:])])
         let text = String(decoding: value.serialized(pretty: true), as: UTF8.self)
-        #expect(text == """
-            {
-              "a": {},
-              "z": [
-                1,
+        #expect(
+            text == """
                 {
-                  "k": false
+                  "a": {},
+                  "z": [
+                    1,
+                    {
+                      "k": false
+                    }
+                  ]
                 }
-              ]
-            }
-            """)
+                """)
     }
 
     @Test(arguments: [false, true]) func roundTrips(_ pretty: Bool) throws {
