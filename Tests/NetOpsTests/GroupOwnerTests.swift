@@ -8,20 +8,8 @@ import Testing
 /// it, every operation its body runs — also from the owner's `deinit`.
 @Suite(.timeLimit(.minutes(2)))
 struct GroupOwnerTests {
-    final class Screen {
-        let cancelled: Locked<Int?>
-        let queue: OperationQueue?
-
-        init(cancelled: Locked<Int?>, queue: OperationQueue? = nil) {
-            self.cancelled = cancelled
-            self.queue = queue
-        }
-
-        deinit {
-            let count = BaseOperation.cancelAllOperations(ownedBy: self, in: queue)
-            cancelled.withLock { $0 = count }
-        }
-    }
+    /// An owner that cancels its operations from its `deinit`.
+    typealias Screen = CancellingOwner
 
     /// A group whose body runs one slow request and hands it out through `running`.
     static func slowGroup(_ engine: TestEngine, running: Locked<DTO?>) async throws -> GO<Int> {

@@ -8,21 +8,8 @@ import Testing
 /// references to it already read nil.
 @Suite(.timeLimit(.minutes(2)))
 struct OwnerDeinitTests {
-    /// A screen that cancels its operations when it goes away, and notes how many it cancelled.
-    final class Screen {
-        let cancelled: Locked<Int?>
-        let queue: OperationQueue?
-
-        init(cancelled: Locked<Int?>, queue: OperationQueue? = nil) {
-            self.cancelled = cancelled
-            self.queue = queue
-        }
-
-        deinit {
-            let count = BaseOperation.cancelAllOperations(ownedBy: self, in: queue)
-            cancelled.withLock { $0 = count }
-        }
-    }
+    /// An owner that cancels its operations from its `deinit`.
+    typealias Screen = CancellingOwner
 
     /// A Foundation object as the owner: the same from its `deinit`.
     final class FoundationScreen: NSObject {

@@ -37,19 +37,6 @@ extension GroupOperation {
         return resumed
     }
 
-    /// One button for the whole life: starts a ready group, suspends a working one, resumes a
-    /// suspended one. Returns the state it leaves the group in.
-    @discardableResult
-    public func startSuspendResume() -> OperationState {
-        switch state {
-        case .readyToStart: start()
-        case .working: suspend()
-        case .suspended: resume()
-        case .successFinished, .failedFinished, .cancelled: break
-        }
-        return state
-    }
-
     /// Starts the group and keeps it alive until it is final, so the caller need not hold it.
     public func retainAndStart() {
         OperationRegistry.retain(self)

@@ -263,19 +263,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
         return resumed
     }
 
-    /// One button for the whole life: starts a ready operation, suspends a working one, resumes
-    /// a suspended one. Returns the state it leaves the operation in.
-    @discardableResult
-    public func startSuspendResume() -> OperationState {
-        switch state {
-        case .readyToStart: start()
-        case .working: suspend()
-        case .suspended: resume()
-        case .successFinished, .failedFinished, .cancelled: break
-        }
-        return state
-    }
-
     // MARK: Transitions
 
     /// Runs `body` under the lock, then carries out the effects it collected.
