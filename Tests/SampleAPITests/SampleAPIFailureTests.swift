@@ -107,7 +107,10 @@ struct SampleAPIFailureTests {
 
     @Test func aFailingRefreshEndsEveryWaitingCall() async throws {
         try await withSampleService { fixture in
-            fixture.tokens.configure(mode: .fail, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
+            // The refresh fails after a second, so all six calls meet it parked: a 401 that came
+            // after a failed refresh would rightly start another (under ASan, one call's 401
+            // once arrived after the first refresh had already failed).
+            fixture.tokens.configure(mode: .fail, delay: 1.0, lifetime: nil, maxUses: nil, expireAll: false)
             let errors = await withTaskGroup(of: APIError?.self) { group in
                 for _ in 0..<6 { group.addTask { await apiError { try await APIManager.users() } } }
                 var all: [APIError?] = []
