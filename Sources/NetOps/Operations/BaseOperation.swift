@@ -75,6 +75,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var userInfo: [String: any Sendable] = [:]
         var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
         var connectivityMonitor: ConnectivityMonitor?
+        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
+        /// notification, set between its will- and did-change.
+        var postedFinished = false
         var observer: (any TransferObserver)?
         /// The last request handed to the engine (credential and trace headers included).
         var lastSentRequest: URLRequest?
@@ -188,8 +191,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// True while working or suspended.
     public override var isExecuting: Bool { withLock { machine.isExecuting } }
 
-    /// True once the operation ended and `start()` has run (a queue always calls it).
-    public override var isFinished: Bool { withLock { machine.isFinished } }
+    /// True once the operation ended, `start()` has run (a queue always calls it) and its
+    /// completion closures ran: the value changes between the `isFinished` change notifications,
+    /// as key-value observing requires, so a queue never sees a slot free before the
+    /// operation's completions are done.
+    public override var isFinished: Bool { withLock { storage.postedFinished } }
 
     /// Starts the operation; on a suspended operation, resumes it.
     ///
@@ -387,6 +393,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         }
         if effects.postFinished {
             willChangeValue(forKey: "isFinished")
+            withLock { storage.postedFinished = machine.isFinished }
             didChangeValue(forKey: "isFinished")
         }
         if effects.becameFinal { releaseFinalWaiters() }
