@@ -37,9 +37,19 @@ struct ProcessGateTests {
         var all: [String] { names.withLock { $0 } }
     }
 
-    /// Waits (yielding, no deadline: the time limit catches a hang) until `gate` looks like `expected`.
-    static func until(_ gate: ProcessGate, is expected: ProcessGate.Snapshot) async {
-        while gate.snapshot != expected { try? await Task.sleep(for: .milliseconds(1)) }
+    /// Waits until `gate` looks like `expected`, for 20 seconds at most; then records what it
+    /// looked like instead. Ends at once when the test's task is cancelled (the suite's time
+    /// limit), so a wait that cannot succeed never spins; it throws then, ending the test.
+    static func until(
+        _ gate: ProcessGate, is expected: ProcessGate.Snapshot, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while gate.snapshot != expected {
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(1))) != nil else {
+                Issue.record("the gate never looked like \(expected); it looks like \(gate.snapshot)", sourceLocation: sourceLocation)
+                throw CancellationError()
+            }
+        }
     }
 
     static func snapshot(shared: Int = 0, exclusive: Bool = false, waiting: [ProcessGate.Access] = []) -> ProcessGate.Snapshot {
@@ -68,7 +78,7 @@ struct ProcessGateTests {
         let reader = Holder(gate, .shared, "reader", log: log)
         await reader.entered.value
         let writer = Holder(gate, .exclusive, "writer", log: log)
-        await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
+        try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
         #expect(log.all == ["reader"])
 
         reader.release()
@@ -77,7 +87,7 @@ struct ProcessGateTests {
         // Neither kind gets in beside an exclusive holder.
         let lateReader = Holder(gate, .shared, "late reader", log: log)
         let lateWriter = Holder(gate, .exclusive, "late writer", log: log)
-        await Self.until(gate, is: Self.snapshot(exclusive: true, waiting: [.shared, .exclusive]))
+        try await Self.until(gate, is: Self.snapshot(exclusive: true, waiting: [.shared, .exclusive]))
         #expect(log.all == ["reader", "writer"])
 
         writer.release()
@@ -98,9 +108,9 @@ struct ProcessGateTests {
         let reader = Holder(gate, .shared, "reader", log: log)
         await reader.entered.value
         let writer = Holder(gate, .exclusive, "writer", log: log)
-        await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
+        try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
         let readers = (0..<5).map { Holder(gate, .shared, "reader \($0)", log: log) }
-        await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive] + Array(repeating: .shared, count: 5)))
+        try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive] + Array(repeating: .shared, count: 5)))
 
         reader.release()
         await writer.entered.value
@@ -122,7 +132,7 @@ struct ProcessGateTests {
         var writers: [Holder] = []
         for index in 0..<4 {
             writers.append(Holder(gate, .exclusive, "writer \(index)", log: log))
-            await Self.until(gate, is: Self.snapshot(shared: 1, waiting: Array(repeating: .exclusive, count: index + 1)))
+            try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: Array(repeating: .exclusive, count: index + 1)))
         }
         reader.release()
         for writer in writers {
@@ -141,9 +151,9 @@ struct ProcessGateTests {
         let reader = Holder(gate, .shared, "reader", log: log)
         await reader.entered.value
         let writer = Holder(gate, .exclusive, "writer", log: log)
-        await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
+        try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive]))
         let laterReader = Holder(gate, .shared, "later reader", log: log)
-        await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive, .shared]))
+        try await Self.until(gate, is: Self.snapshot(shared: 1, waiting: [.exclusive, .shared]))
 
         writer.done.cancel()
         await #expect(throws: CancellationError.self) { try await writer.done.value }
