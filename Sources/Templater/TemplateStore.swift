@@ -150,8 +150,10 @@ public final class TemplateStore: Sendable {
     /// The template for `name` with the generation it is current in.
     private func versionedTemplate(for name: TemplateName) throws(TemplaterError) -> (json: JSONValue, generation: UInt64)? {
         // A concurrent move or unpack can pull the folder away between the snapshot and the read;
-        // the generation tells, and the read is retried against the new folder.
-        for _ in 0..<8 {
+        // the generation tells, and the read is retried against the new folder. Each retry
+        // follows a mutation that completed; a reader that loses 64 such races in a row says so
+        // rather than answer "no template" for one that exists.
+        for _ in 0..<64 {
             let (cached, generation, folder) = state.withLock { ($0.cache[name], $0.generation, $0.readDirectory) }
             if let cached { return (cached, generation) }
             let url = folder.appendingPathComponent(name.fileName)
@@ -180,7 +182,9 @@ public final class TemplateStore: Sendable {
                 return (template, generation)
             }
         }
-        return nil
+        throw .unreadable(
+            name: name.rawValue, path: directory.appendingPathComponent(name.fileName).path,
+            reason: "the template folder changed 64 times while it was being read")
     }
 
     /// The names of the templates in the folder reads come from, subfolders included, sorted.
