@@ -18,20 +18,7 @@ enum APILayerExecutable {
     /// cooperative thread); returns its exit status, standard output and error.
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
         let tool = try #require(url, "the apilayer executable is built beside the tests")
-        return try await offCooperativePool {
-            let process = Process()
-            process.executableURL = tool
-            process.arguments = arguments
-            let output = Pipe()
-            let error = Pipe()
-            process.standardOutput = output
-            process.standardError = error
-            try process.run()
-            let out = output.fileHandleForReading.readDataToEndOfFile()
-            let err = error.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
-        }
+        return try await runChildProcess(tool, arguments)
     }
 }
 

@@ -24,17 +24,7 @@ struct ConnectivityCommandTests {
     /// Runs `apilayer` inside a network namespace of its own.
     static func runOffline(_ arguments: [String]) async throws -> (status: Int32, json: [String: Any]) {
         let tool = try #require(APILayerExecutable.url, "the apilayer executable is built beside the tests")
-        let (status, output) = try await offCooperativePool { () -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/unshare")
-            process.arguments = ["-n", tool.path] + arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let data = pipe.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let (status, output, _) = try await runChildProcess(URL(fileURLWithPath: "/usr/bin/unshare"), ["-n", tool.path] + arguments)
         let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
         return (status, try #require(object, "one JSON object: \(output)"))
     }

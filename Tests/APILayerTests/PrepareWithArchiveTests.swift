@@ -14,16 +14,8 @@ struct PrepareWithArchiveTests {
         try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
         try Data(#"{"response": [{"id": 1, "first_name": "Pavel"}]}"#.utf8).write(to: source.appendingPathComponent("users.get.json"))
         let archive = work.appendingPathComponent("shipped.zip")
-        let status = try await offCooperativePool { () -> Int32 in
-            let zip = Process()
-            zip.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            zip.arguments = ["zip", "-q", "-r", archive.path, "."]
-            zip.currentDirectoryURL = source
-            try zip.run()
-            zip.waitUntilExit()
-            return zip.terminationStatus
-        }
-        try #require(status == 0, "zip failed")
+        let zip = try await runChildProcess(URL(fileURLWithPath: "/usr/bin/env"), ["zip", "-q", "-r", archive.path, "."], in: source)
+        try #require(zip.status == 0, "zip failed: \(zip.error)")
         return (work, archive)
     }
 

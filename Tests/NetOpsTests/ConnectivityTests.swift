@@ -12,11 +12,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1)), .enabled(if: !NetworkInterfaces.usable().isEmpty, "this machine has no interface up but loopback"))
 struct ConnectivityTests {
     @Test func aMachineWithAnInterfaceUpAndAnAnsweringProbeIsOnline() async throws {
-        let server = try await DemoServer.start()
-        defer { Task { await server.stop() } }
         let monitor = ConnectivityMonitor(
-            configuration: .init(
-                resolverProbeHosts: ["localhost"], probeURL: URL(string: "http://127.0.0.1:\(server.port)/missing")))
+            configuration: .init(resolverProbeHosts: ["localhost"], probeURL: try await TestServer.url("missing")))
         #expect(monitor.status == nil)
         #expect(await monitor.check() == .online)
         #expect(monitor.status == .online)
@@ -39,9 +36,7 @@ struct ConnectivityTests {
 
     /// After a failure the monitor keeps checking while offline, and says when it is back.
     @Test func theMonitorTellsWhenTheProbeAnswersAgain() async throws {
-        let first = try await DemoServer.start()
-        let port = first.port
-        await first.stop()
+        let port = try unusedPort()
         let monitor = ConnectivityMonitor(
             configuration: .init(
                 probeURL: URL(string: "http://127.0.0.1:\(port)/"), probeTimeout: 2, recheckInterval: 0.1))
@@ -71,10 +66,7 @@ struct ConnectivityTests {
         let monitor = ConnectivityMonitor(configuration: .init(resolverProbeHosts: ["no-such-host.invalid"], probeTimeout: 1))
         await monitor.check()
         #expect(monitor.status?.isOnline == false)
-        let closed = try await DemoServer.start()
-        let port = closed.port
-        await closed.stop()
-        let operation = DataTaskOperation.get("http://127.0.0.1:\(port)/").on(engine)
+        let operation = DataTaskOperation.get("http://127.0.0.1:\(try unusedPort())/").on(engine)
         operation.connectivityMonitor = monitor
         await #expect {
             try await operation.run()

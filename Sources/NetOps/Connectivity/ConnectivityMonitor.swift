@@ -130,7 +130,7 @@ public final class ConnectivityMonitor: Sendable {
 
     private func evaluate() async -> ConnectivityStatus {
         if NetworkInterfaces.usable().isEmpty {
-            return .offline(reason: ConnectivityReason.noInterface)
+            return .offline(reason: Self.noInterfaceReason)
         }
         let hosts = configuration.resolverProbeHosts
         if !hosts.isEmpty {
@@ -163,7 +163,8 @@ public final class ConnectivityMonitor: Sendable {
     }
 }
 
-/// Reasons shared by the monitor and the operations' own classification.
-enum ConnectivityReason {
-    static let noInterface = "no network interface other than loopback is up"
+extension ConnectivityMonitor {
+    /// The reason given, by a check and by an operation's own classification, when no
+    /// interface but loopback is up.
+    static let noInterfaceReason = "no network interface other than loopback is up"
 }

@@ -99,15 +99,10 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The URL without its query and user info, so that tokens passed as parameters never reach a log.
+    /// The URL without its query, user info and fragment (Redaction's rule), with `?…` where a
+    /// query was: tokens passed as parameters never reach a log.
     static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
-        let hadQuery = components.query != nil
-        components.query = nil
-        components.user = nil
-        components.password = nil
-        components.fragment = nil
-        return (components.string ?? "<url>") + (hadQuery ? "?…" : "")
+        Redaction.standard.urlWithoutQuery(url) + (url.query != nil ? "?…" : "")
     }
 }
 

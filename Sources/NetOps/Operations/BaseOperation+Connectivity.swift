@@ -19,7 +19,7 @@ extension BaseOperation {
         guard case let .cannotConnect(reason) = error.kind, !Self.isLoopback(error.url) else { return error }
         defer { monitor?.reportFailure() }
         if NetworkInterfaces.usable().isEmpty {
-            return NetOpsError(.offline(reason: "\(ConnectivityReason.noInterface) (\(reason))"), url: error.url)
+            return NetOpsError(.offline(reason: "\(ConnectivityMonitor.noInterfaceReason) (\(reason))"), url: error.url)
         }
         if reason.localizedCaseInsensitiveContains("network is unreachable") {
             return NetOpsError(.offline(reason: reason), url: error.url)
