@@ -164,6 +164,7 @@ let package = Package(
             dependencies: [
                 "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings

@@ -21,6 +21,7 @@ final class NIOEngine: TransferEngine {
     /// The client every transfer of this engine runs in.
     let client: HTTPClient
     private let logger: Logger
+    private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
     private let shutDown = NIOLockedValueBox(false)
 
     /// An engine with its own client made from `configuration`.
@@ -49,6 +50,7 @@ final class NIOEngine: TransferEngine {
         }
         settings.tlsConfiguration = tls
         self.logger = configuration.logger
+        self.completionDelivery = configuration.completionDelivery
         self.client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: settings,
@@ -74,7 +76,7 @@ final class NIOEngine: TransferEngine {
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
-        let delegate = NIOTransferDelegate(events: events, url: request.url)
+        let delegate = NIOTransferDelegate(events: events, url: request.url, completesOnEventLoop: completionDelivery == .eventLoop)
         let built: HTTPClient.Request
         do {
             built = try Self.makeRequest(request, body: body, delegate: delegate)

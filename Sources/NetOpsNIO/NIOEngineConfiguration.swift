@@ -31,6 +31,22 @@ public struct NIOEngineConfiguration: Sendable {
     public var insecureSkipCertificateVerification: Bool
     /// Where the engine reports warnings (and AsyncHTTPClient its background activity).
     public var logger: Logger
+    /// Where the end of a transfer is handed to its operation, and so where completion handlers,
+    /// the interceptor's judgement and `run()`'s continuation start: `.dispatchQueue` (the
+    /// default) or `.eventLoop`.
+    public var completionDelivery: CompletionDelivery = .dispatchQueue
+
+    /// Where the end of a transfer is handed to its operation.
+    public enum CompletionDelivery: Sendable {
+        /// On a global dispatch queue: completion handlers may block (wait for another
+        /// operation, `syncStart()`), at the cost of one thread hand-off per request.
+        case dispatchQueue
+        /// On the transfer's event loop, as AsyncHTTPClient completes its own futures: no
+        /// hand-off, so a request costs about what a raw AsyncHTTPClient request does. Completion
+        /// handlers then run on the event loop and must not block it (no `syncStart()`, no
+        /// `waitUntilFinished()`, no long computation): hand such work to another queue.
+        case eventLoop
+    }
 
     /// A configuration with safe defaults (see the type's description).
     public init(

@@ -16,7 +16,8 @@ import FoundationNetworking
 /// waits for the future of a head or body part before it hands over the next part. The response
 /// head, body chunks and upload progress are therefore delivered right there, in order; the
 /// single completion is handed to a global dispatch queue so that what an operation does when
-/// it ends (completion handlers, starting queued operations) never runs on an event loop.
+/// it ends (completion handlers, starting queued operations) never runs on an event loop —
+/// unless the session's `completionDelivery` is `.eventLoop`, which delivers it right there too.
 ///
 /// Races the state resolves:
 /// - an error reported *while* an event is being delivered (the operation cancels the transfer
@@ -40,11 +41,13 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     private let events: any TransferEvents
     private let requestURL: URL?
+    private let completesOnEventLoop: Bool
     private let state = NIOLockedValueBox(State())
 
-    init(events: any TransferEvents, url: URL?) {
+    init(events: any TransferEvents, url: URL?, completesOnEventLoop: Bool = false) {
         self.events = events
         self.requestURL = url
+        self.completesOnEventLoop = completesOnEventLoop
     }
 
     /// The request has a body of `length` bytes: upload progress is reported against it.
@@ -59,7 +62,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     /// Ends a transfer that never reached AsyncHTTPClient.
     func failBeforeStart(_ failure: TransferFailure) {
-        complete(failure)
+        // Never on the caller's thread: it is starting the transfer.
+        complete(failure, onEventLoop: false)
     }
 
     // MARK: AsyncHTTPClient callbacks
@@ -82,8 +86,9 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let url = state.withLockedValue { $0.visitedURL } ?? requestURL
-        if let url, let response = Self.response(head, url: url) {
-            deliver { $0.transferDidReceive(response: response) }
+        if let url {
+            let response = Self.responseHead(head, url: url)
+            deliver { $0.transferDidReceive(head: response) }
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -96,11 +101,11 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
         let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
-        complete(cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected))
+        complete(cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected), onEventLoop: completesOnEventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        complete(nil)
+        complete(nil, onEventLoop: completesOnEventLoop)
     }
 
     // MARK: Ordering
@@ -121,11 +126,11 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             state.completed = true
             return .some(pending)
         }
-        if let deferred { report(deferred) }
+        if let deferred { report(deferred, onEventLoop: completesOnEventLoop) }
     }
 
     /// Completes the transfer once: now, or after the delivery in progress returns.
-    private func complete(_ failure: TransferFailure?) {
+    private func complete(_ failure: TransferFailure?, onEventLoop: Bool) {
         let now = state.withLockedValue { state -> Bool in
             guard !state.completed, state.pending == nil else { return false }
             if state.delivering {
@@ -135,28 +140,28 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             state.completed = true
             return true
         }
-        if now { report(failure) }
+        if now { report(failure, onEventLoop: onEventLoop) }
     }
 
-    private func report(_ failure: TransferFailure?) {
+    /// Hands the completion to the operation: right here on the event loop, or on a global queue.
+    private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         let events = events
+        if onEventLoop {
+            events.transferDidComplete(failure: failure)
+            return
+        }
         DispatchQueue.global().async {
             events.transferDidComplete(failure: failure)
         }
     }
 
-    /// An `HTTPURLResponse` for a response head (repeated header fields joined with commas).
-    static func response(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
-        var fields: [String: String] = [:]
-        for (name, value) in head.headers {
-            if let existing = fields[name] {
-                fields[name] = existing + ", " + value
-            } else {
-                fields[name] = value
-            }
-        }
-        return HTTPURLResponse(
+    /// The NetOps head of a response head: the fields as they came, no `HTTPURLResponse` made.
+    static func responseHead(_ head: HTTPResponseHead, url: URL) -> ResponseHead {
+        var fields: [(name: String, value: String)] = []
+        fields.reserveCapacity(head.headers.count)
+        for (name, value) in head.headers { fields.append((name, value)) }
+        return ResponseHead(
             url: url, statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", headerFields: fields)
+            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", fields: fields)
     }
 }

@@ -33,11 +33,24 @@ struct EnginesBench: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
 
+    @Option(
+        name: .customLong("only"),
+        help:
+            "Run only this variant (nio-operation, nio-operation-queue, raw-ahc, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
+    )
+    var onlyVariant: String?
+
+    @Option(help: "The concurrency of an --only run.")
+    var concurrency = 1
+
     func run() async throws {
         let (base, child) = try server.start()
         defer { child?.stop() }
         let smallURL = base.appendingPathComponent("json")
-        let nioSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+        var onLoop = NIOEngineConfiguration(concurrency: 64)
+        onLoop.completionDelivery = .eventLoop
+        let nioSession = NetworkSession.nio(configuration: onLoop)
+        let nioQueueSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
         let urlConfiguration = NetworkSession.defaultConfiguration()
         urlConfiguration.httpMaximumConnectionsPerHost = 64
         let urlSession = NetworkSession(configuration: urlConfiguration)
@@ -54,6 +67,11 @@ struct EnginesBench: AsyncParsableCommand {
                 operation.privateSession = nioSession
                 operation.onCompletion { _ in done() }.start()
             },
+            EngineVariant(name: "nio-operation-queue") { done in
+                let operation = DTO.get(smallURL)
+                operation.privateSession = nioQueueSession
+                operation.onCompletion { _ in done() }.start()
+            },
             EngineVariant(name: "raw-ahc") { done in
                 ahc.get(url: smallURL.absoluteString).whenComplete { _ in done() }
             },
@@ -66,6 +84,25 @@ struct EnginesBench: AsyncParsableCommand {
                 rawURLSession.dataTask(with: smallURL) { _, _, _ in done() }.resume()
             },
         ]
+
+        if let onlyVariant {
+            guard let variant = variants.first(where: { $0.name == onlyVariant }) else {
+                throw ValidationError("no variant named \(onlyVariant)")
+            }
+            _ = LoadRound.run(count: 200, concurrency: concurrency, send: variant.send)
+            for _ in 0..<rounds {
+                let result = LoadRound.run(count: requests, concurrency: concurrency, send: variant.send)
+                print(
+                    String(
+                        format: "%@ c=%d: %.0f req/s, %.3f ms CPU per request", onlyVariant, concurrency, result.requestsPerSecond,
+                        result.cpuMillisecondsPerRequest))
+            }
+            rawURLSession.invalidateAndCancel()
+            try await ahc.shutdown()
+            try await nioSession.shutdownNIOEngine()
+            try await nioQueueSession.shutdownNIOEngine()
+            return
+        }
 
         var figures: [BenchFigure] = []
         var notes: [String] = []
@@ -80,11 +117,15 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, rawAHC, rawURL) = (results[0], results[1], results[3])
+            let (nio, nioQueue, rawAHC, rawURL) = (results[0], results[1], results[2], results[4])
             figures.append(
                 BenchFigure(
                     name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
                     baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-queue-vs-ahc-c\(concurrency)", value: nioQueue.requestsPerSecond,
+                    baseline: rawAHC.requestsPerSecond, unit: "req/s", target: nil))
             if concurrency == 64 {
                 figures.append(
                     BenchFigure(
@@ -94,6 +135,10 @@ struct EnginesBench: AsyncParsableCommand {
                     BenchFigure(
                         name: "nio-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
                         baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-queue-cpu-per-request-c64", value: nioQueue.cpuMillisecondsPerRequest,
+                        baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: nil))
             }
         }
 
@@ -111,12 +156,16 @@ struct EnginesBench: AsyncParsableCommand {
         }
 
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
-        notes.append("nio-vs-ahc = DataTaskOperation on the NIO engine / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession")
+        notes.append(
+            "nio-vs-ahc = DataTaskOperation on the NIO engine with completionDelivery .eventLoop (where AsyncHTTPClient completes its own futures) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
+        )
+        notes.append("nio-queue = the same with the default completionDelivery .dispatchQueue (one hand-off to a dispatch queue per request)")
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
         rawURLSession.invalidateAndCancel()
         try await ahc.shutdown()
         try await nioSession.shutdownNIOEngine()
+        try await nioQueueSession.shutdownNIOEngine()
     }
 
     /// Runs every variant once per round, in turn, so drift in the machine's load hits all alike.

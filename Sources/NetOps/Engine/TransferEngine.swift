@@ -31,13 +31,20 @@ package enum TransferBody: Sendable {
 /// Receives one transfer's events from an engine.
 package protocol TransferEvents: AnyObject, Sendable {
     /// The response head arrived (it may come again on a redirect-free retry of the engine; the last one counts).
-    func transferDidReceive(response: HTTPURLResponse)
+    func transferDidReceive(head: ResponseHead)
     /// A chunk of the response body arrived.
     func transferDidReceive(data: Data)
     /// Upload progress: `sent` bytes of the body so far, of `expected` (nil when unknown).
     func transferDidSend(sent: Int64, expected: Int64?)
     /// The transfer ended; nil means the whole response arrived.
     func transferDidComplete(failure: TransferFailure?)
+}
+
+extension TransferEvents {
+    /// The response head arrived, as an `HTTPURLResponse` the engine made already.
+    package func transferDidReceive(response: HTTPURLResponse) {
+        transferDidReceive(head: ResponseHead(response))
+    }
 }
 
 /// Stops a transfer.

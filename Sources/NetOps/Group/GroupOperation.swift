@@ -139,9 +139,11 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             if before.current == .suspended { return (before, before, nil) }
             let action = storage.machine.start()
             guard action == .beginTransfer else { return (before, storage.machine, nil) }
-            // Listed before anything can end it (its end unlists it): owners find it from now.
-            OperationRegistry.track(self)
             return (before, storage.machine, storage.body)
+        }
+        if body != nil {
+            // Listed before its body runs, so owners find it from now on (its end unlists it).
+            OperationRegistry.track(self) { storage.withLock { $0.machine.state.isFinishedOrCancelled } }
         }
         if before.current == .suspended {
             resume()

@@ -16,29 +16,12 @@ extension BaseOperation {
         set { withLock { storage.totalTimeout = newValue.map { max(0.001, $0) } } }
     }
 
-    /// Arms one timer for the nearer of the two deadlines. Call with the lock held.
+    /// When the current transfer's nearer deadline falls. Call with the lock held.
     ///
-    /// Data arriving does not touch the timer: when it fires it compares against the last
-    /// activity and re-arms itself if the transfer is still moving, so a busy transfer costs one
-    /// timer event per idle period, not one per chunk.
-    func scheduleDeadlineCheckLocked() {
-        stopDeadlineTimer()
-        let attempt = storage.attempt
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.setEventHandler { [weak self] in
-            self?.checkDeadlines(attempt: attempt)
-        }
-        timer.schedule(deadline: nextDeadlineLocked())
-        storage.deadlineTimer = timer
-        timer.resume()
-    }
-
-    func stopDeadlineTimer() {
-        storage.deadlineTimer?.cancel()
-        storage.deadlineTimer = nil
-    }
-
-    private func nextDeadlineLocked() -> DispatchTime {
+    /// Data arriving does not re-arm anything: when the deadline comes the operation compares
+    /// against its last activity and asks again if the transfer is still moving, so a busy
+    /// transfer costs one check per idle period, not one per chunk.
+    func nextDeadlineLocked() -> DispatchTime {
         var deadline = storage.lastActivity + storage.idleTimeout
         if let total = storage.totalTimeout, let since = storage.workingSince {
             deadline = min(deadline, since + max(0, total - storage.workedSeconds))
@@ -46,7 +29,9 @@ extension BaseOperation {
         return deadline
     }
 
-    private func checkDeadlines(attempt: UInt64) {
+    /// Fails the transfer `attempt` if a deadline passed, or asks its scheduler to look again.
+    func checkDeadlines(attempt: UInt64) {
+        var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
             guard isCurrent(attempt) else { return }
             let now = DispatchTime.now()
@@ -60,10 +45,11 @@ extension BaseOperation {
             } else if let total = storage.totalTimeout, worked >= total {
                 storage.error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
-                storage.deadlineTimer?.schedule(deadline: nextDeadlineLocked())
+                if let scheduler = storage.deadlineScheduler { again = (scheduler, nextDeadlineLocked()) }
                 return
             }
             apply({ $0.abort() }, to: &effects)
         }
+        if let again { again.scheduler.arm(self, attempt: attempt, at: again.deadline) }
     }
 }

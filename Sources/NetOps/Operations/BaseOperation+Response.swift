@@ -6,18 +6,17 @@ import FoundationNetworking
 
 extension BaseOperation {
     /// The response head (of the full response, also after a ranged resumption).
-    public var response: HTTPURLResponse? { withLock { storage.response } }
+    public var response: HTTPURLResponse? { withLock { storage.response }?.httpURLResponse }
+
+    /// The response head as the engine delivered it (no `HTTPURLResponse` is made for it).
+    package var responseHead: ResponseHead? { withLock { storage.response } }
 
     /// The response's HTTP status, once it arrived.
-    public var statusCode: Int? { response?.statusCode }
+    public var statusCode: Int? { withLock { storage.response }?.statusCode }
 
     /// The response's headers, names as the server sent them.
     public var responseHeaders: [String: String] {
-        var headers: [String: String] = [:]
-        for (name, value) in response?.allHeaderFields ?? [:] {
-            if let name = name as? String, let value = value as? String { headers[name] = value }
-        }
-        return headers
+        withLock { storage.response }?.headerFields ?? [:]
     }
 
     /// Why the operation failed or was cancelled; nil while working and after success.

@@ -39,7 +39,6 @@ extension BaseOperation {
 
     /// Waits `delay` seconds, then sends the request again. Call with the lock held.
     func scheduleRetryLocked(after delay: TimeInterval) {
-        stopDeadlineTimer()
         storage.retryWaited += delay
         storage.handle = nil
         storage.attempt &+= 1

@@ -28,7 +28,7 @@ extension BaseOperation {
         storage.requestedOffset = 0
         let kept = sink.bytesKept
         if kept > 0 {
-            if canResumeWithRange(request), let validator = storage.rangeValidator {
+            if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
                 attemptRequest.setValue("bytes=\(kept)-", forHTTPHeaderField: "Range")
                 attemptRequest.setValue(validator, forHTTPHeaderField: "If-Range")
                 storage.requestedOffset = kept
@@ -44,8 +44,11 @@ extension BaseOperation {
         storage.lastActivity = .now()
         storage.workingSince = .now()
         let session = storage.privateSession ?? storage.defaults.session
-        scheduleDeadlineCheckLocked()
-        return .success(PreparedTransfer(request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt))
+        storage.deadlineScheduler = session.deadlines
+        return .success(
+            PreparedTransfer(
+                request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt,
+                deadlines: session.deadlines, deadline: nextDeadlineLocked()))
     }
 
     /// Only a body-less GET can ask for the rest of its response.
@@ -58,6 +61,7 @@ extension BaseOperation {
 
     /// Hands a prepared transfer to its engine (outside the lock), after the interceptor saw it.
     func launch(_ prepared: PreparedTransfer) {
+        prepared.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
         var request = prepared.request
         if let interceptor = withLock({ storage.interceptor ?? storage.defaults.interceptor }) {
             switch interceptor.adapt(request, for: self) {
@@ -110,11 +114,11 @@ extension BaseOperation {
 
     // MARK: Events of the current transfer
 
-    func attempt(_ attempt: UInt64, didReceive response: HTTPURLResponse) {
+    func attempt(_ attempt: UInt64, didReceive response: ResponseHead) {
         withEffects { effects in
             guard isCurrent(attempt) else { return }
             storage.lastActivity = .now()
-            let announced = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+            let announced = response.expectedContentLength
             do {
                 if storage.requestedOffset > 0, response.statusCode == 206,
                     let range = ContentRange(response), range.first == storage.requestedOffset
@@ -130,7 +134,6 @@ extension BaseOperation {
                     }
                     storage.requestedOffset = 0
                     storage.response = response
-                    storage.rangeValidator = Self.rangeValidator(of: response)
                     storage.progress.totalBytesToReceive = announced
                 }
                 try sink.prepare(expectedLength: announced)
@@ -171,7 +174,7 @@ extension BaseOperation {
         // The operation's own verdict, taken under the lock …
         struct Outcome {
             let error: NetOpsError?
-            let response: HTTPURLResponse?
+            let response: ResponseHead?
             let body: Data
             let interceptor: (any OperationInterceptor)?
             let policy: RetryPolicy
@@ -209,18 +212,18 @@ extension BaseOperation {
             let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
             observer.didFinish(
                 AttemptReport(
-                    attempt: outcome.attemptsMade, response: outcome.response, error: failureError,
+                    attempt: outcome.attemptsMade, response: outcome.response?.httpURLResponse, error: failureError,
                     bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
         }
         // … then the interceptor's and the retry policy's, outside it …
         var decision = ResponseDecision.useDefault
         if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
-            decision = interceptor.judge(response, body: outcome.body, for: self)
+            decision = interceptor.judge(response.httpURLResponse, body: outcome.body, for: self)
         }
         if case .useDefault = decision, let error = failureError {
             var random = JitterRandom()
             if let delay = outcome.policy.delay(
-                after: error, response: outcome.response, attemptsMade: outcome.attemptsMade,
+                after: error, response: outcome.response?.httpURLResponse, attemptsMade: outcome.attemptsMade,
                 waited: outcome.waited, replayable: outcome.replayable, random: &random)
             {
                 decision = .retry(after: delay)
@@ -312,7 +315,7 @@ extension BaseOperation {
     }
 
     /// A strong ETag, else Last-Modified: what `If-Range` may carry (RFC 9110 §13.1.5).
-    static func rangeValidator(of response: HTTPURLResponse) -> String? {
+    static func rangeValidator(of response: ResponseHead) -> String? {
         if let etag = response.value(forHTTPHeaderField: "ETag"), !etag.hasPrefix("W/") { return etag }
         return response.value(forHTTPHeaderField: "Last-Modified")
     }
@@ -329,8 +332,8 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
         self.attempt = attempt
     }
 
-    func transferDidReceive(response: HTTPURLResponse) {
-        operation.attempt(attempt, didReceive: response)
+    func transferDidReceive(head: ResponseHead) {
+        operation.attempt(attempt, didReceive: head)
     }
 
     func transferDidReceive(data: Data) {
@@ -352,7 +355,7 @@ struct ContentRange: Equatable {
     var last: Int64
     var total: Int64?
 
-    init?(_ response: HTTPURLResponse) {
+    init?(_ response: ResponseHead) {
         guard let header = response.value(forHTTPHeaderField: "Content-Range") else { return nil }
         self.init(header)
     }

@@ -35,13 +35,12 @@ open class BaseOperation: Operation, @unchecked Sendable {
     struct Storage {
         var request: Result<URLRequest, NetOpsError>
         var body: TransferBody
-        var response: HTTPURLResponse?
+        var response: ResponseHead?
         var error: NetOpsError?
         var progress = TransferProgress()
         var attempt: UInt64 = 0
         var handle: (any TransferHandle)?
         var requestedOffset: Int64 = 0
-        var rangeValidator: String?
         var rangeResumes = 0
         var restartsFromZero = 0
         var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
@@ -60,7 +59,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var lastActivity = DispatchTime.now()
         var workingSince: DispatchTime?
         var workedSeconds: Double = 0
-        var deadlineTimer: (any DispatchSourceTimer)?
+        /// The scheduler the current transfer's deadline is armed with.
+        var deadlineScheduler: DeadlineScheduler?
         var timeLimitBetweenRuns: TimeInterval = 0
         var runLimitKey: String?
         var holdsRunSlot = false
@@ -117,6 +117,10 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var begin: PreparedTransfer?
         var parked = false
         var unparked = false
+        /// The operation started working: list it for owners (outside the lock).
+        var track = false
+        /// The deadline to forget: the transfer it was armed for is over.
+        var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
     }
 
     /// Progress and who to tell, taken under the lock in the same hold that recorded it, so the
@@ -133,6 +137,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let body: TransferBody
         let engine: any TransferEngine
         let attempt: UInt64
+        let deadlines: DeadlineScheduler
+        let deadline: DispatchTime
     }
 
     let lock = NSLock()
@@ -293,7 +299,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         case .none:
             break
         case .beginTransfer:
-            if before.current == .idle { OperationRegistry.track(self) }
+            if before.current == .idle { effects.track = true }
             switch prepareTransfer(firstRun: before.current == .idle) {
             case let .success(prepared):
                 effects.begin = prepared
@@ -312,7 +318,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
             sink.discard()
             finishLocked()
         case .complete:
-            stopDeadlineTimer()
             finishLocked()
         case .park:
             effects.stopHandle = stopTransferLocked()
@@ -336,11 +341,13 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if before.state.isWorkingOrInProcess, after.state.isFinishedOrCancelled { effects.becameFinal = true }
         // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
         if before.isPostponed, !after.isPostponed { effects.unparked = true }
+        if before.current == .running, after.current != .running, let scheduler = storage.deadlineScheduler {
+            effects.disarm = (scheduler, storage.attempt)
+        }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
     private func finishLocked() {
-        stopDeadlineTimer()
         storage.retryTimer?.cancel()
         storage.retryTimer = nil
         storage.handle = nil
@@ -350,7 +357,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// Stops the transfer in flight; returns its handle to cancel outside the lock.
     private func stopTransferLocked() -> (any TransferHandle)? {
-        stopDeadlineTimer()
         storage.retryTimer?.cancel()
         storage.retryTimer = nil
         if let since = storage.workingSince {
@@ -368,6 +374,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
+        if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
+        // Listed before its transfer starts, so owners find it from then on.
+        if effects.track { OperationRegistry.track(self) { withLock { machine.state.isFinishedOrCancelled } } }
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)

@@ -8,8 +8,12 @@ enum OperationRegistry {
     private static let active = Locked<[ObjectIdentifier: WeakOperation]>([:])
     private static let retained = Locked<[ObjectIdentifier: any OwnedOperation]>([:])
 
-    static func track(_ operation: some OwnedOperation) {
+    /// Lists a working operation. Call without holding the operation's lock; `isFinal` is asked
+    /// after listing it, so an operation that ended meanwhile (and may have unlisted itself
+    /// already) is unlisted again instead of staying listed.
+    static func track(_ operation: some OwnedOperation, isFinal: () -> Bool) {
         active.withLock { $0[ObjectIdentifier(operation)] = WeakOperation(operation: operation) }
+        if isFinal() { untrack(operation) }
     }
 
     static func untrack(_ operation: some OwnedOperation) {

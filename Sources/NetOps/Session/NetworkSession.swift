@@ -18,6 +18,8 @@ import FoundationNetworking
 /// ```
 public final class NetworkSession: Sendable {
     package let engine: any TransferEngine
+    /// The one timer behind the idle and total deadlines of this session's operations.
+    package let deadlines = DeadlineScheduler()
 
     /// A URLSession-backed session with `configuration`.
     ///

@@ -1,0 +1,122 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A response head as an engine received it: status, URL and header fields.
+///
+/// Making an `HTTPURLResponse` on Linux parses and sanitises every header field (a tenth of an
+/// operation's CPU on the NIO engine), and most operations never look at one. The NIO engine hands
+/// over the fields as they came; the `HTTPURLResponse` is made the first time someone asks for it
+/// and kept. The URLSession engine, which has one already, wraps it.
+package final class ResponseHead: @unchecked Sendable {
+    /// The URL the response came from (the last one after redirects).
+    package let url: URL
+    /// The HTTP status code.
+    package let statusCode: Int
+    /// The body length the server announced, or nil without a usable `Content-Length`.
+    package let expectedContentLength: Int64?
+    private let httpVersion: String
+    /// The fields in the order they arrived, repeated names kept apart.
+    private let fields: [(name: String, value: String)]
+    /// The `HTTPURLResponse`, once made; written once, read under `made`'s lock.
+    private let made: Locked<HTTPURLResponse?>
+
+    /// A head over header fields as they arrived.
+    package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+        self.url = url
+        self.statusCode = statusCode
+        self.httpVersion = httpVersion
+        self.fields = fields
+        self.made = Locked(nil)
+        self.expectedContentLength = Self.announcedLength(in: fields)
+    }
+
+    /// A head over a response an engine made already.
+    package init(_ response: HTTPURLResponse) {
+        self.url = response.url ?? URL(fileURLWithPath: "/")
+        self.statusCode = response.statusCode
+        self.httpVersion = "HTTP/1.1"
+        var fields: [(name: String, value: String)] = []
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields.append((name, value)) }
+        }
+        self.fields = fields
+        self.made = Locked(response)
+        self.expectedContentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+    }
+
+    /// The value of the field `name` (any case); repeated fields joined with ", ".
+    package func value(forHTTPHeaderField name: String) -> String? {
+        var found: String?
+        for field in fields where field.name.utf8.count == name.utf8.count && field.name.caseInsensitiveEquals(name) {
+            found = found.map { $0 + ", " + field.value } ?? field.value
+        }
+        return found
+    }
+
+    private static func announcedLength(in fields: [(name: String, value: String)]) -> Int64? {
+        var announced: Int64?
+        for field in fields where field.name.utf8.count == 14 && field.name.caseInsensitiveEquals("Content-Length") {
+            guard let length = Int64(field.value.trimmingSpaces), length >= 0, announced == nil || announced == length else { return nil }
+            announced = length
+        }
+        return announced
+    }
+
+    /// Each field once, repeated fields joined with ", " under the name first seen.
+    package var headerFields: [String: String] {
+        var joined: [String: String] = [:]
+        var spelled: [String: String] = [:]
+        for (name, value) in fields {
+            let key = name.lowercased()
+            let spelling = spelled[key] ?? name
+            spelled[key] = spelling
+            joined[spelling] = joined[spelling].map { $0 + ", " + value } ?? value
+        }
+        return joined
+    }
+
+    /// The head as an `HTTPURLResponse`, made on first use.
+    package var httpURLResponse: HTTPURLResponse {
+        if let response = made.withLock({ $0 }) { return response }
+        // Made outside the lock; two threads racing here make two equal responses and keep one.
+        let response =
+            HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
+            ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: [:])!
+        return made.withLock { kept in
+            if let kept { return kept }
+            kept = response
+            return response
+        }
+    }
+}
+
+extension String {
+    /// The string without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: Substring {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return self[first...last]
+    }
+
+    /// ASCII case-insensitive equality, the comparison HTTP field names use.
+    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
+        var left = utf8.makeIterator()
+        var right = other.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil):
+                return true
+            case let (a?, b?):
+                if a == b { continue }
+                let lowerA = a >= 65 && a <= 90 ? a | 0x20 : a
+                let lowerB = b >= 65 && b <= 90 ? b | 0x20 : b
+                if lowerA != lowerB { return false }
+            default:
+                return false
+            }
+        }
+    }
+}
