@@ -122,6 +122,8 @@ struct JSONValueDecoderTests {
         var iso = Mapper.Configuration()
         iso.dateDecodingStrategy = .iso8601
         #expect(try both(Dated.self, #"{"at": "2023-11-14T22:13:20Z"}"#, configuration: iso) == Dated(at: moment))
+        #expect(try both(Dated.self, #"{"at": "2023-11-14T23:13:20+01:00"}"#, configuration: iso) == Dated(at: moment))
+        #expect(try both(Dated.self, #"{"at": "2023-11-14T22:13:20.000Z"}"#, configuration: iso).at.timeIntervalSince1970 == 1_700_000_000)
         #expect(throws: MapperError.invalidValue(path: "at", reason: "Expected date string to be ISO8601-formatted.")) {
             try Mapper.map(Dated.self, from: JSONValue(parsing: #"{"at": "yesterday"}"#), configuration: iso)
         }

@@ -8,8 +8,11 @@ import Testing
 /// `ConnectivityMonitor` and how an operation tells "this host refused" from "the network is
 /// down". The machine's own network is not touched: the probes are loopback servers and names
 /// that cannot resolve; the offline machine itself is a network namespace
-/// (`ConnectivityCommandTests` in APILayerTests).
-@Suite(.timeLimit(.minutes(1)), .enabled(if: !NetworkInterfaces.usable().isEmpty, "this machine has no interface up but loopback"))
+/// (`ConnectivityCommandTests` in APILayerTests). The probes time out after seconds, so the suite
+/// holds the process gate shared: never beside a storm on URLSession's one work queue.
+@Suite(
+    .timeLimit(.minutes(1)), .processGate(.shared),
+    .enabled(if: !NetworkInterfaces.usable().isEmpty, "this machine has no interface up but loopback"))
 struct ConnectivityTests {
     @Test func aMachineWithAnInterfaceUpAndAnAnsweringProbeIsOnline() async throws {
         let monitor = ConnectivityMonitor(

@@ -17,7 +17,8 @@ public enum RequestFactory {
         let target: URL
         do { target = try url.asURL() } catch { return .failure(error) }
         var request = URLRequest(url: target)
-        request.httpMethod = method.rawValue
+        // GET is URLRequest's own default; setting it anyway costs a normalisation in Foundation.
+        if method != .get { request.httpMethod = method.rawValue }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         guard !parameters.isEmpty else { return .success(request) }
         switch encoding ?? method.defaultEncoding {
