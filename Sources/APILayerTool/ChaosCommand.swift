@@ -19,10 +19,10 @@ struct ChaosCommand: AsyncParsableCommand {
     var seed: UInt64?
 
     @Option(
-        help: "The engine: urlsession or nio.",
+        help: "The engine: urlsession, nio, or nio-loop (NIO with completions on the event loop).",
         transform: { text in
             guard let engine = ChaosEngine(rawValue: text.lowercased()) else {
-                throw ValidationError("unknown engine '\(text)' (urlsession or nio)")
+                throw ValidationError("unknown engine '\(text)' (urlsession, nio or nio-loop)")
             }
             return engine
         })

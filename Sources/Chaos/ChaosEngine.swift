@@ -7,6 +7,8 @@ public enum ChaosEngine: String, CaseIterable, Sendable {
     case urlsession
     /// SwiftNIO through AsyncHTTPClient (`NetOpsNIO`).
     case nio
+    /// SwiftNIO with `completionDelivery = .eventLoop`: operations end on the event loop.
+    case nioLoop = "nio-loop"
 
     /// The one place that turns an engine choice into the `NetworkSession` the run uses.
     public func makeSession() -> NetworkSession {
@@ -17,6 +19,10 @@ public enum ChaosEngine: String, CaseIterable, Sendable {
             return NetworkSession(configuration: configuration)
         case .nio:
             return .nio(configuration: NIOEngineConfiguration(concurrency: 32))
+        case .nioLoop:
+            var configuration = NIOEngineConfiguration(concurrency: 32)
+            configuration.completionDelivery = .eventLoop
+            return .nio(configuration: configuration)
         }
     }
 }
