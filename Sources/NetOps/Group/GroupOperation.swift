@@ -61,6 +61,9 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         /// The identity of `owner` when it was set: still there while the owner deinitializes.
         var ownerIdentifier: ObjectIdentifier?
         var ownerID: String?
+        /// What `isFinished` answers: the machine's value as of the last `isFinished`
+        /// notification (see `OperationLifecycle`).
+        var postedFinished = false
     }
 
     let storage: Locked<Storage>
@@ -126,7 +129,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     public override var isExecuting: Bool { storage.withLock { $0.machine.isExecuting } }
 
     /// True once the group ended and `start()` has run (a queue always calls it).
-    public override var isFinished: Bool { storage.withLock { $0.machine.isFinished } }
+    public override var isFinished: Bool { storage.withLock { $0.postedFinished } }
 
     /// Starts the body. A queue calls this for you; a group cancelled before it started
     /// finishes at once without running its body. Starting a started group does nothing.
@@ -350,30 +353,20 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     // MARK: Notifications
 
     /// Reports a change of the machine, outside the lock, in the order a queue and waiters
-    /// need: `isExecuting`, completions, `isFinished`, then the final-waiters.
+    /// need (`OperationLifecycle`).
     private func publish(from before: OperationStateMachine, to after: OperationStateMachine) {
-        let becameFinal = before.state.isWorkingOrInProcess && after.state.isFinishedOrCancelled
-        let postExecuting = before.isExecuting != after.isExecuting
-        let postFinished = before.isFinished != after.isFinished
-        if postExecuting, !postFinished {
-            willChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isExecuting")
-        }
-        if becameFinal { runCompletions() }
-        if postExecuting, postFinished {
-            willChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isExecuting")
-        }
-        if postFinished {
-            willChangeValue(forKey: "isFinished")
-            didChangeValue(forKey: "isFinished")
-        }
-        if becameFinal { releaseFinalWaiters() }
+        let change = LifecycleChange(from: before, to: after)
+        publishExecuting(change)
+        publishEnd(change)
+    }
+
+    func recordPostedFinished() {
+        storage.withLock { $0.postedFinished = $0.machine.isFinished }
     }
 
     /// Runs and drops the completion closures (and drops the progress closures), then tells
     /// the delegate.
-    private func runCompletions() {
+    func runCompletions() {
         let (handlers, delegate) = storage.withLock { storage -> ([@Sendable (GroupOperation<Result>) -> Void], (any GroupOperationDelegate)?) in
             defer {
                 storage.completionHandlers = []
@@ -385,7 +378,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         delegate?.groupOperationDidFinish(self)
     }
 
-    private func releaseFinalWaiters() {
+    func releaseFinalWaiters() {
         let waiters = storage.withLock { storage -> [@Sendable () -> Void] in
             defer { storage.finalWaiters = [] }
             return storage.finalWaiters

@@ -108,10 +108,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// Work decided under the lock and carried out after leaving it.
     struct Effects {
-        var postExecuting = false
-        var postFinished = false
+        /// The key-value notifications, completions and waiters due.
+        var lifecycle = LifecycleChange()
         var newState: OperationState?
-        var becameFinal = false
         var progress: ProgressReport?
         var stopHandle: (any TransferHandle)?
         var begin: PreparedTransfer?
@@ -335,10 +334,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// Notes what changed between two machine snapshots.
     private func record(from before: OperationStateMachine, to after: OperationStateMachine, in effects: inout Effects) {
-        if before.isExecuting != after.isExecuting { effects.postExecuting = true }
-        if before.isFinished != after.isFinished { effects.postFinished = true }
+        let change = LifecycleChange(from: before, to: after)
+        effects.lifecycle.postExecuting = effects.lifecycle.postExecuting || change.postExecuting
+        effects.lifecycle.postFinished = effects.lifecycle.postFinished || change.postFinished
+        effects.lifecycle.becameFinal = effects.lifecycle.becameFinal || change.becameFinal
         if before.state != after.state { effects.newState = after.state }
-        if before.state.isWorkingOrInProcess, after.state.isFinishedOrCancelled { effects.becameFinal = true }
         // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
         if before.isPostponed, !after.isPostponed { effects.unparked = true }
         if before.current == .running, after.current != .running, let scheduler = storage.deadlineScheduler {
@@ -384,28 +384,18 @@ open class BaseOperation: Operation, @unchecked Sendable {
             observer?.didPark(self)
             interceptor?.didPostpone(self)
         }
-        if effects.postExecuting, !effects.postFinished {
-            willChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isExecuting")
-        }
+        publishExecuting(effects.lifecycle)
         if let state = effects.newState { notifyState(state) }
         if let begin = effects.begin { launch(begin) }
         if let report = effects.progress {
             for handler in report.handlers { handler(self, report.progress) }
             report.delegate?.operation(self, didUpdate: report.progress)
         }
-        guard effects.becameFinal || effects.postFinished else { return }
-        if effects.becameFinal { runCompletions() }
-        if effects.postExecuting, effects.postFinished {
-            willChangeValue(forKey: "isExecuting")
-            didChangeValue(forKey: "isExecuting")
-        }
-        if effects.postFinished {
-            willChangeValue(forKey: "isFinished")
-            withLock { storage.postedFinished = machine.isFinished }
-            didChangeValue(forKey: "isFinished")
-        }
-        if effects.becameFinal { releaseFinalWaiters() }
+        publishEnd(effects.lifecycle)
+    }
+
+    func recordPostedFinished() {
+        withLock { storage.postedFinished = machine.isFinished }
     }
 
     /// The URL of the request, when it could be built.

@@ -38,5 +38,5 @@ extension FinalStateWaiting {
     }
 }
 
-extension BaseOperation: FinalStateWaiting {}
-extension GroupOperation: FinalStateWaiting {}
+extension BaseOperation: FinalStateWaiting, OperationLifecycle {}
+extension GroupOperation: FinalStateWaiting, OperationLifecycle {}

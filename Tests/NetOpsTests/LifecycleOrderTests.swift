@@ -1,0 +1,59 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NetOps
+
+/// Operations and groups share one lifecycle: a queue sees `isFinished` only after the
+/// completions ran, so a queue of width one never starts the next operation before them.
+@Suite(.timeLimit(.minutes(1)))
+struct LifecycleOrderTests {
+    /// Events in the order they happened.
+    final class Journal: Sendable {
+        private let entries = Locked<[String]>([])
+        func note(_ entry: String) { entries.withLock { $0.append(entry) } }
+        var all: [String] { entries.withLock { $0 } }
+    }
+
+    @Test func aQueueStartsTheNextOperationOnlyAfterAGroupsCompletions() async throws {
+        let journal = Journal()
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let groups = (0..<5).map { index in
+            GO<Int>(sync: { _ in
+                journal.note("body \(index)")
+                return index
+            })
+            .onCompletion { _ in
+                // A slow completion: the next body must still wait for it.
+                Thread.sleep(forTimeInterval: 0.02)
+                journal.note("completion \(index)")
+            }
+        }
+        for group in groups { queue.addOperation(group) }
+        for group in groups { await group.finished() }
+        #expect(await eventually { journal.all.count == 10 })
+        #expect(journal.all == (0..<5).flatMap { ["body \($0)", "completion \($0)"] })
+        #expect(groups.allSatisfy { $0.isFinished })
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aQueueStartsTheNextOperationOnlyAfterAnOperationsCompletions(_ engine: TestEngine) async throws {
+        let journal = Journal()
+        let url = try await TestServer.url("json")
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        let operations = (0..<5).map { index in
+            DTO.get(url).on(engine)
+                .onStateChange { _, state in if state == .working { journal.note("start \(index)") } }
+                .onCompletion { _ in
+                    Thread.sleep(forTimeInterval: 0.02)
+                    journal.note("completion \(index)")
+                }
+        }
+        for operation in operations { queue.addOperation(operation) }
+        for operation in operations { await operation.finished() }
+        #expect(await eventually { journal.all.count == 10 })
+        #expect(journal.all == (0..<5).flatMap { ["start \($0)", "completion \($0)"] })
+    }
+}
