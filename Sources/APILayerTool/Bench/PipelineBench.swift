@@ -32,6 +32,9 @@ struct PipelineBench: ParsableCommand {
     @Option(help: "Rounds per case (ours and raw alternate round by round); medians are reported.")
     var rounds = 5
 
+    @Option(help: "Measure only this case (large, small or unvalidated) and print its CPU per call, for profiling.")
+    var only: String?
+
     func run() throws {
         let (base, child) = try server.start()
         defer { child?.stop() }
@@ -60,6 +63,19 @@ struct PipelineBench: ParsableCommand {
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .iso8601
 
+        if let only {
+            let measured: Measurement
+            switch only {
+            case "large": measured = try measure(.issues, as: [BenchIssue].self, decoder: decoder, base: base)
+            case "small": measured = try measure(.issue, as: BenchIssue.self, decoder: decoder, base: base)
+            case "unvalidated": measured = try measure(.issuesUnvalidated, as: [BenchIssue].self, decoder: decoder, base: base)
+            default: throw ArgumentParser.ValidationError("no case named \(only) (large, small or unvalidated)")
+            }
+            print(
+                String(format: "%@: ours %.4f ms CPU per call, raw %.4f, ratio %.3f", only, measured.ours, measured.raw, measured.ours / measured.raw)
+            )
+            return
+        }
         let large = try measure(.issues, as: [BenchIssue].self, decoder: decoder, base: base)
         let small = try measure(.issue, as: BenchIssue.self, decoder: decoder, base: base)
         let unvalidated = try measure(.issuesUnvalidated, as: [BenchIssue].self, decoder: decoder, base: base)

@@ -18,8 +18,11 @@ package final class ResponseHead: @unchecked Sendable {
     /// The body length the server announced, or nil without a usable `Content-Length`.
     package let expectedContentLength: Int64?
     private let httpVersion: String
-    /// The fields in the order they arrived, repeated names kept apart.
+    /// The fields in the order they arrived, repeated names kept apart (empty for a head over
+    /// an `HTTPURLResponse`, which answers for its own fields).
     private let fields: [(name: String, value: String)]
+    /// The response this head was made over, if an engine made one.
+    private let foundation: HTTPURLResponse?
     /// The `HTTPURLResponse`, once made; written once, read under `made`'s lock.
     private let made: Locked<HTTPURLResponse?>
 
@@ -29,26 +32,25 @@ package final class ResponseHead: @unchecked Sendable {
         self.statusCode = statusCode
         self.httpVersion = httpVersion
         self.fields = fields
+        self.foundation = nil
         self.made = Locked(nil)
         self.expectedContentLength = Self.announcedLength(in: fields)
     }
 
-    /// A head over a response an engine made already.
+    /// A head over a response an engine made already (its fields are not copied).
     package init(_ response: HTTPURLResponse) {
         self.url = response.url ?? URL(fileURLWithPath: "/")
         self.statusCode = response.statusCode
         self.httpVersion = "HTTP/1.1"
-        var fields: [(name: String, value: String)] = []
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields.append((name, value)) }
-        }
-        self.fields = fields
-        self.made = Locked(response)
+        self.fields = []
+        self.foundation = response
+        self.made = Locked(nil)
         self.expectedContentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
     }
 
     /// The value of the field `name` (any case); repeated fields joined with ", ".
     package func value(forHTTPHeaderField name: String) -> String? {
+        if let foundation { return foundation.value(forHTTPHeaderField: name) }
         var found: String?
         for field in fields where field.name.utf8.count == name.utf8.count && field.name.caseInsensitiveEquals(name) {
             found = found.map { $0 + ", " + field.value } ?? field.value
@@ -67,6 +69,13 @@ package final class ResponseHead: @unchecked Sendable {
 
     /// Each field once, repeated fields joined with ", " under the name first seen.
     package var headerFields: [String: String] {
+        if let foundation {
+            var fields: [String: String] = [:]
+            for (name, value) in foundation.allHeaderFields {
+                if let name = name as? String, let value = value as? String { fields[name] = value }
+            }
+            return fields
+        }
         var joined: [String: String] = [:]
         var spelled: [String: String] = [:]
         for (name, value) in fields {
@@ -80,6 +89,7 @@ package final class ResponseHead: @unchecked Sendable {
 
     /// The head as an `HTTPURLResponse`, made on first use.
     package var httpURLResponse: HTTPURLResponse {
+        if let foundation { return foundation }
         if let response = made.withLock({ $0 }) { return response }
         // Made outside the lock; two threads racing here make two equal responses and keep one.
         let response =
