@@ -140,6 +140,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // `valgrind --tool=callgrind` cannot run an async main (the apilayer tool's): this small
+        // synchronous executable sends the engines bench's requests for instruction counts.
+        .executableTarget(
+            name: "InstructionProbe",
+            dependencies: [
+                "NetOps", "NetOpsNIO",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // Linked into the test binary: the ThreadSanitizer suppressions of known false positives
         // in dependencies (read by TSan at start-up; inert in a normal build).
         .target(

@@ -1,0 +1,56 @@
+// `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
+// one variant of `apilayer bench engines` (nio-operation, nio-operation-queue, raw-ahc) and
+// exits. It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load
+// of the machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry
+// point is synchronous. The instructions of one request are the difference of two runs with
+// different counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
+import AsyncHTTPClient
+import Dispatch
+import Foundation
+import NIOPosix
+import NetOps
+import NetOpsNIO
+
+let arguments = CommandLine.arguments
+guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
+    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-queue|raw-ahc COUNT URL\n".utf8))
+    exit(2)
+}
+let variant = arguments[1]
+
+var loop = NIOEngineConfiguration(concurrency: 8)
+loop.completionDelivery = .eventLoop
+let session = NetworkSession.nio(configuration: variant == "nio-operation" ? loop : NIOEngineConfiguration(concurrency: 8))
+var pool = HTTPClient.Configuration.ConnectionPool()
+pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
+let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: HTTPClient.Configuration(connectionPool: pool))
+
+/// Sends one request through the chosen variant and waits for its end.
+func sendOne() -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    let succeeded = Locked(false)
+    switch variant {
+    case "nio-operation", "nio-operation-queue":
+        let operation = DTO.get(url)
+        operation.privateSession = session
+        operation.onCompletion { operation in
+            succeeded.withLock { $0 = operation.state == .successFinished }
+            done.signal()
+        }.start()
+    case "raw-ahc":
+        client.get(url: url.absoluteString).whenComplete { result in
+            if case let .success(response) = result { succeeded.withLock { $0 = response.status == .ok } }
+            done.signal()
+        }
+    default:
+        return false
+    }
+    done.wait()
+    return succeeded.withLock { $0 }
+}
+
+var failures = 0
+for _ in 0..<count where !sendOne() { failures += 1 }
+try? client.syncShutdown()
+print("\(variant): \(count) requests, \(failures) failed")
+exit(failures == 0 ? 0 : 1)
