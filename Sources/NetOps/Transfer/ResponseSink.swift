@@ -26,27 +26,39 @@ final class MemorySink: ResponseSink {
     static let maximumReservation: Int64 = 1 << 30
 
     private(set) var data = Data()
+    /// The bytes announced for the body still to come, reserved when its first chunk arrives.
+    private var announced: Int64?
 
     var bytesKept: Int64 { Int64(data.count) }
 
     func prepare(expectedLength: Int64?) throws {
         guard let expectedLength, expectedLength > 0 else { return }
-        let wanted = Int(min(expectedLength, Self.maximumReservation)) + data.count
-        data.reserveCapacity(wanted)
+        announced = expectedLength
     }
 
     func append(_ chunk: Data) throws {
+        if let expected = announced {
+            announced = nil
+            // A body that arrives in one chunk is kept as it came: no buffer, no copy.
+            if data.isEmpty, Int64(chunk.count) == expected, chunk.startIndex == 0 {
+                data = chunk
+                return
+            }
+            data.reserveCapacity(Int(min(expected, Self.maximumReservation)) + data.count)
+        }
         data.append(chunk)
     }
 
     func reset() throws {
         data = Data()
+        announced = nil
     }
 
     func commit() throws {}
 
     func discard() {
         data = Data()
+        announced = nil
     }
 }
 
