@@ -78,7 +78,7 @@ extension APIMethod {
     /// None.
     public var queryKeys: Set<String> { [] }
     /// 200–299.
-    public var acceptedStatuses: Set<Int> { Set(200..<300) }
+    public var acceptedStatuses: Set<Int> { BaseOperation.successStatusCodes }
     /// Every automatic check against the method's template.
     public var validation: ValidationPolicy { .automatic(.all) }
     /// The `Authorization: Bearer` header.

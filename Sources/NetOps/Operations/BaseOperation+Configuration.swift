@@ -14,12 +14,17 @@ extension BaseOperation {
     /// made).
     public static var defaultSession: NetworkSession {
         get {
-            sharedSession.withLock { session in
+            if let session = sharedSession.withLock({ $0 }) { return session }
+            // Made outside the lock (making a URLSession is slow); a thread that raced this one
+            // and stored its session first wins, and this one is invalidated unused.
+            let made = NetworkSession()
+            let kept = sharedSession.withLock { session in
                 if let session { return session }
-                let made = NetworkSession()
                 session = made
                 return made
             }
+            if kept !== made { (made.engine as? URLSessionEngine)?.session.finishTasksAndInvalidate() }
+            return kept
         }
         set { sharedSession.withLock { $0 = newValue } }
     }
