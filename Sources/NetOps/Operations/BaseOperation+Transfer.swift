@@ -9,11 +9,21 @@ extension BaseOperation {
     /// Builds the request of the next transfer: the operation's request, with a `Range` for the
     /// bytes still missing when a suspended GET resumes. Call with the lock held.
     func prepareTransfer(firstRun: Bool) -> Result<PreparedTransfer, NetOpsError> {
-        let request: URLRequest
-        switch storage.request {
-        case let .failure(error): return .failure(error)
-        case let .success(built): request = built
+        // Operations own their timeouts; the engine's is only a backstop behind them (and
+        // FoundationNetworking truncates fractional values to whole seconds). It is set on the
+        // kept request itself, in place: setting it on a copy made Foundation copy the request
+        // for every transfer.
+        let backstop = storage.idleTimeout.rounded(.up) + 5
+        var taken = storage.request
+        storage.request = Self.requestPlaceholder
+        guard case .success(var request) = taken else {
+            storage.request = taken
+            if case let .failure(error) = taken { return .failure(error) }
+            return .failure(NetOpsError(.invalidURL(""), url: nil))
         }
+        taken = Self.requestPlaceholder
+        if request.timeoutInterval != backstop { request.timeoutInterval = backstop }
+        storage.request = .success(request)
         guard let url = request.url else { return .failure(NetOpsError(.invalidURL(""), url: nil)) }
         let scheme = url.scheme?.lowercased() ?? ""
         guard scheme == "http" || scheme == "https" else {
@@ -22,9 +32,6 @@ extension BaseOperation {
         if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
 
         var attemptRequest = request
-        // Operations own their timeouts; the engine's is only a backstop behind them (and
-        // FoundationNetworking truncates fractional values to whole seconds).
-        attemptRequest.timeoutInterval = storage.idleTimeout.rounded(.up) + 5
         storage.requestedOffset = 0
         let kept = sink.bytesKept
         if kept > 0 {
@@ -50,6 +57,9 @@ extension BaseOperation {
                 request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt,
                 deadlines: session.deadlines, deadline: nextDeadlineLocked()))
     }
+
+    /// Stands in for an operation's request while `prepareTransfer` holds it alone.
+    private static let requestPlaceholder: Result<URLRequest, NetOpsError> = .failure(NetOpsError(.invalidURL(""), url: nil))
 
     /// Only a body-less GET can ask for the rest of its response.
     private func canResumeWithRange(_ request: URLRequest) -> Bool {
