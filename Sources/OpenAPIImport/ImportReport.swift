@@ -69,18 +69,33 @@ package struct ImportReport: Sendable {
 /// Writes the templates of an import into a folder.
 package enum TemplateFileWriter {
     /// Writes `folder/<name>.json` for every operation that has a template (a name with `/`
-    /// goes into subfolders); each file is replaced atomically.
+    /// goes into subfolders).
+    ///
+    /// Each file is written beside its place under a name no template has, then renamed over
+    /// it: a reader sees the old file or the new one, never half of one. Nothing is flushed to
+    /// the disk one file at a time (an import of thousands of operations would wait on the disk
+    /// thousands of times); an import cut short by a crash is run again.
     ///
     /// - Returns: the paths written, relative to `folder`.
     package static func write(_ operations: [ImportedOperation], to folder: URL) throws -> [String] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var written: [String] = []
+        var folders: Set<String> = [folder.path]
         for operation in operations where operation.isWritten {
             let file = folder.appendingPathComponent(operation.name + ".json")
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let parent = file.deletingLastPathComponent()
+            if folders.insert(parent.path).inserted {
+                try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            }
             var data = operation.template!.serialized(pretty: true)
             data.append(UInt8(ascii: "\n"))
-            try data.write(to: file, options: .atomic)
+            let temporary = parent.appendingPathComponent(file.lastPathComponent + ".importing-\(UUID().uuidString)")
+            try data.write(to: temporary)
+            guard rename(temporary.path, file.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: temporary)
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.path, NSLocalizedDescriptionKey: reason])
+            }
             written.append(operation.name + ".json")
         }
         return written
