@@ -106,6 +106,25 @@ struct TransportTests {
         #expect(item.value2.stock == 1001)
     }
 
+    @Test func anOperationWithoutATemplateFailsUnlessTheMiddlewareIsToldToLetItPass() async throws {
+        let setup = try await Self.setUp(.urlSession)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        try FileManager.default.removeItem(at: setup.folder.appendingPathComponent("getItem.json"))
+        do {
+            _ = try await setup.client.getItem(path: .init(id: 7))
+            Issue.record("an answer without a template passed")
+        } catch let error as ClientError {
+            #expect(
+                error.underlyingError as? TemplateValidationFailure == TemplateValidationFailure(operationID: "getItem", reason: .templateMissing))
+        }
+        let lenient = Client(
+            serverURL: try #require(setup.scope.configuration.baseURL), transport: APILayerTransport(scope: setup.scope),
+            middlewares: [TemplateValidationMiddleware(templates: TemplateStore(directory: setup.folder), requiresTemplate: false)])
+        #expect(try await lenient.getItem(path: .init(id: 7)).ok.body.json.value2.id == 7)
+        // The other operations are still checked.
+        await #expect(throws: ClientError.self) { try await lenient.listItems(query: .init(variant: "enum")) }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func manyCallsThatMeetAnExpiredTokenCostOneRefresh(_ engine: TestEngine) async throws {
         let setup = try await Self.setUp(engine)
