@@ -5,9 +5,9 @@ import Yams
 /// The OpenAPI major.minor versions the importer reads.
 package enum OpenAPIVersion: String, Sendable, Equatable {
     /// OpenAPI 3.0.x: `nullable`, boolean `exclusiveMinimum`, `example`.
-    case v3_0 = "3.0"
+    case v30 = "3.0"
     /// OpenAPI 3.1.x: JSON Schema 2020-12, `type` arrays with `"null"`, numeric exclusive bounds.
-    case v3_1 = "3.1"
+    case v31 = "3.1"
 }
 
 /// An OpenAPI description read into the package's JSON value.
@@ -81,9 +81,9 @@ package struct OpenAPIDescription: Sendable {
         }
         let version: OpenAPIVersion
         if versionText.hasPrefix("3.0") {
-            version = .v3_0
+            version = .v30
         } else if versionText.hasPrefix("3.1") {
-            version = .v3_1
+            version = .v31
         } else {
             throw .notOpenAPI(path: path, reason: "version \(versionText) is not 3.0 or 3.1")
         }

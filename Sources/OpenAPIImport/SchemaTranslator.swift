@@ -115,7 +115,7 @@ struct SchemaTranslator {
             guard let target = follow(reference, at: pointer) else { return Translated(value: .null) }
             references.append(reference)
             defer { references.removeLast() }
-            if siblings.isEmpty || version == .v3_0 {
+            if siblings.isEmpty || version == .v30 {
                 return translate(target, at: pointer, example: localExample, depth: depth + 1)
             }
             var combined = fields
@@ -165,7 +165,7 @@ struct SchemaTranslator {
         -> Translated
     {
         var (types, nullable) = Self.types(of: fields, version: version)
-        if version == .v3_0, fields["nullable"] == .bool(true) { nullable = true }
+        if version == .v30, fields["nullable"] == .bool(true) { nullable = true }
         if case let .array(values)? = fields["enum"], values.contains(.null) { nullable = true }
         if types.isEmpty, let inferred = Self.inferredType(fields) { types = [inferred] }
         guard types.count <= 1 else {
