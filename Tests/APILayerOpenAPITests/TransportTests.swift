@@ -178,3 +178,53 @@ struct TransportTests {
         }
     }
 }
+
+/// `APILayerTransport.send` on its own, for what the generated client cannot reach: the scope's
+/// retry policy and the prepare hook's timeouts.
+@Suite(.timeLimit(.minutes(1)))
+struct TransportSendTests {
+    static func scope(_ engine: TestEngine, retries: RetryPolicy) async throws -> (APIScope, URL) {
+        let server = try await TestServer.get()
+        let scope = APIScope(name: "send")
+        scope.configure {
+            $0.baseURL = server.baseURL
+            $0.session = engine.session
+            $0.retryPolicy = retries
+        }
+        return (scope, server.baseURL)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aStatusTheScopesPolicyRetriesIsRetriedBeforeTheClientSeesIt(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy(maximumAttempts: 4, baseDelay: 0.01, maximumDelay: 0.05))
+        let transport = APILayerTransport(scope: scope)
+        let key = UUID().uuidString
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/realm/send/flaky?key=\(key)&fail=2&status=503")
+        let (response, body) = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "flaky")
+        #expect(response.status == .ok)
+        let text = try await String(collecting: try #require(body), upTo: 1 << 16)
+        #expect(text.contains(#""attempt":3"#), "\(text)")
+
+        // Without retries the client gets the 503 itself, with its body.
+        let (once, _) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let failing = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/realm/send/flaky?key=\(UUID().uuidString)&fail=1&status=503")
+        let (unavailable, _) = try await APILayerTransport(scope: once).send(failing, body: nil, baseURL: baseURL, operationID: "flaky")
+        #expect(unavailable.status.code == 503)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func theIdleTimeoutThePrepareHookSetsEndsASilentRequest(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let transport = APILayerTransport(scope: scope, configuration: .init(prepare: { operation, _ in operation.idleTimeout = 0.3 }))
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/delay?seconds=5")
+        do {
+            _ = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "slow")
+            Issue.record("a five-second silence passed a 0.3 s idle timeout")
+        } catch let error as NetOpsError {
+            guard case .idleTimeout = error.kind else {
+                Issue.record("expected the idle timeout, got \(error)")
+                return
+            }
+        }
+    }
+}
