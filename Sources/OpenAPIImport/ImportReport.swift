@@ -60,9 +60,15 @@ package struct ImportReport: Sendable {
             for finding in operation.findings { lines.append("    \(finding.kind.rawValue) \(finding)") }
         }
         lines.append(
-            "\(written) templates written, \(skipped.count) operations skipped, \(findingCount) findings, of \(operations.count) operations in \(title) (OpenAPI \(version))"
+            "\(Self.count(written, "template")) written, \(Self.count(skipped.count, "operation")) skipped, "
+                + "\(Self.count(findingCount, "finding")), of \(Self.count(operations.count, "operation")) in \(title) (OpenAPI \(version))"
         )
         return lines.joined(separator: "\n")
+    }
+
+    /// `1 template`, `2 templates`.
+    private static func count(_ number: Int, _ noun: String) -> String {
+        "\(number) \(noun)\(number == 1 ? "" : "s")"
     }
 }
 
