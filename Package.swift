@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Templater", targets: ["Templater"]),
         .library(name: "Mapper", targets: ["Mapper"]),
         .library(name: "APILayer", targets: ["APILayer"]),
+        .library(name: "APILayerOpenAPI", targets: ["APILayerOpenAPI"]),
         .library(name: "SampleAPI", targets: ["SampleAPI"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
         .library(name: "Chaos", targets: ["Chaos"]),
@@ -40,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
     ],
     targets: [
         .target(
@@ -95,6 +98,27 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Reads an OpenAPI 3.0 or 3.1 description and writes templates with rules, a report of
+        // what the rule dialect cannot say, and the recipe's method enum (`apilayer templates import`).
+        .target(
+            name: "OpenAPIImport",
+            dependencies: [
+                "Validator", "Templater",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // A swift-openapi-runtime `ClientTransport` that runs a generated client's requests as
+        // NetOps operations through an API's scope, and a middleware that validates responses.
+        .target(
+            name: "APILayerOpenAPI",
+            dependencies: [
+                "APILayer", "NetOps", "Validator", "Templater",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SampleAPI",
             dependencies: ["APILayer", "NetOps", "Validator", "Mapper"],
@@ -130,6 +154,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
+                "OpenAPIImport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -213,6 +238,28 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "OpenAPIImportTests",
+            dependencies: [
+                "OpenAPIImport", "Validator", "Templater", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions",
+                "TestSupport",
+            ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "APILayerOpenAPITests",
+            // The client swift-openapi-generator wrote once from
+            // Tests/OpenAPIImportTests/Fixtures/inventory.yaml is committed under Generated/: CI
+            // does not run the generator.
+            dependencies: [
+                "APILayerOpenAPI", "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "OpenAPIImport", "DemoServer",
+                "ThreadSanitizerSuppressions", "TestSupport",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 import Templater
 
-/// `apilayer templates …`: list, show, check, pack and unpack template folders and archives.
+/// `apilayer templates …`: list, show, check, pack and unpack template folders and archives, and
+/// import templates from an OpenAPI description.
 ///
 /// Exit codes: 0 success; 1 an archive or a template was refused (the reason is printed per
 /// entry); 2 a usage error found by the command (a missing folder or file, an invalid name).
@@ -14,7 +15,7 @@ struct TemplatesCommand: ParsableCommand {
         abstract: "Manage template folders and archives.",
         subcommands: [
             TemplatesListCommand.self, TemplatesShowCommand.self, TemplatesUnpackCommand.self,
-            TemplatesPackCommand.self, TemplatesCheckCommand.self,
+            TemplatesPackCommand.self, TemplatesCheckCommand.self, TemplatesImportCommand.self,
         ]
     )
 }

@@ -76,6 +76,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
         let trackerServices = TrackerServices { TrackerService() }
         DemoRoutes.addTrackerRoutes(to: router, services: trackerServices, realms: realms)
+        DemoRoutes.addInventoryRoutes(to: router, realms: realms)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(

@@ -1,0 +1,31 @@
+import NetOps
+
+extension APIScope {
+    /// Makes `operation`, built outside the recipe, one of this API's operations: it runs in the
+    /// API's session (engine), with the API's retry policy and redaction, and carries the API's
+    /// token on the API's origins only, so a 401 from any number of them at once costs one
+    /// refresh and each is replayed with the fresh token.
+    ///
+    /// This is what lets a request the recipe does not describe (one from a generated OpenAPI
+    /// client, say) share the API's authentication:
+    ///
+    /// ```swift
+    /// let operation = DataTaskOperation(request: URLRequest(url: url))
+    /// APIScope.tracker.adopt(operation)
+    /// try await operation.run()
+    /// ```
+    /// - Parameters:
+    ///   - operation: An operation not started yet.
+    ///   - tokenPlacement: Where the token goes; nil sends the request without one.
+    public func adopt(_ operation: BaseOperation, tokenPlacement: TokenPlacement? = .authorizationHeader) {
+        let snapshot = self.snapshot
+        let configuration = snapshot.configuration
+        if let session = configuration.session { operation.privateSession = session }
+        if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
+        operation.redaction = configuration.redaction
+        if let coordinator = snapshot.authentication, let tokenPlacement {
+            operation.interceptor = ScopedAuthentication(
+                coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins)
+        }
+    }
+}

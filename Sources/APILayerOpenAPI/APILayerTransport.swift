@@ -1,0 +1,133 @@
+import APILayer
+import Foundation
+import HTTPTypes
+import NetOps
+import OpenAPIRuntime
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `ClientTransport` of swift-openapi-runtime that sends a generated client's requests as
+/// NetOps operations of one API: in the API's session (the URLSession engine or the NIO engine),
+/// with its retry policy, its token on its origins, and one refresh for any number of requests
+/// that meet a 401 at once.
+///
+/// ```swift
+/// APIScope.inventory.configure { $0.baseURL = URL(string: "https://inventory.example.com/v1/")! }
+/// APIScope.inventory.configureAuthentication(authenticator: …, store: …)
+/// let client = Client(
+///     serverURL: APIScope.inventory.configuration.baseURL!,
+///     transport: APILayerTransport(scope: .inventory),
+///     middlewares: [TemplateValidationMiddleware(templates: templates)])
+/// let item = try await client.getItem(path: .init(id: 7)).ok.body.json
+/// ```
+///
+/// Every response comes back to the client, whatever its status: the generated code decides
+/// what a 404 means. A status the retry policy retries (a 503, say) is retried first; the client
+/// sees the last answer. Transport failures (no connection, a timeout, a cancelled task) throw
+/// the operation's `NetOpsError`. Cancelling the calling task cancels the operation.
+public struct APILayerTransport: ClientTransport {
+    /// What the transport does besides sending.
+    public struct Configuration: Sendable {
+        /// Where the API's token goes; nil sends requests without one.
+        public var tokenPlacement: TokenPlacement?
+        /// The largest request body read into memory before sending.
+        public var maxRequestBodyBytes: Int
+        /// Called with each operation before it starts, and the ID of the client's operation:
+        /// give it an owner, timeouts, a progress handler.
+        public var prepare: (@Sendable (BaseOperation, _ operationID: String) -> Void)?
+
+        /// A configuration: the token in the `Authorization` header, bodies up to 64 MiB.
+        public init(
+            tokenPlacement: TokenPlacement? = .authorizationHeader, maxRequestBodyBytes: Int = 64 << 20,
+            prepare: (@Sendable (BaseOperation, _ operationID: String) -> Void)? = nil
+        ) {
+            self.tokenPlacement = tokenPlacement
+            self.maxRequestBodyBytes = maxRequestBodyBytes
+            self.prepare = prepare
+        }
+    }
+
+    /// The API whose session, retry policy and token the requests use.
+    public let scope: APIScope
+    /// What the transport does besides sending.
+    public var configuration: Configuration
+
+    /// A transport for the API `scope` (by default APIManager's default API).
+    public init(scope: APIScope = APIManager.defaultAPI, configuration: Configuration = Configuration()) {
+        self.scope = scope
+        self.configuration = configuration
+    }
+
+    /// Sends `request` as an operation of the transport's API and returns the response.
+    ///
+    /// - Throws: `APILayerTransportError` when the request cannot be made; the operation's
+    ///   `NetOpsError` when no response came.
+    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        let urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
+        let operation: BaseOperation
+        if let body {
+            let bytes: ArraySlice<UInt8>
+            do { bytes = try await ArraySlice(collecting: body, upTo: configuration.maxRequestBodyBytes) } catch {
+                throw APILayerTransportError.bodyTooLarge(operationID: operationID, limit: configuration.maxRequestBodyBytes)
+            }
+            operation = UploadOperation(request: urlRequest, data: Data(bytes))
+        } else {
+            operation = DataTaskOperation(request: urlRequest)
+        }
+        scope.adopt(operation, tokenPlacement: configuration.tokenPlacement)
+        configuration.prepare?(operation, operationID)
+        _ = try? await operation.run()
+        guard let response = operation.response else {
+            throw operation.error ?? NetOpsError(.cancelled, url: urlRequest.url)
+        }
+        if let error = operation.error, error.httpStatus == nil {
+            // A response came, but the transfer failed after it (cut short, cancelled).
+            throw error
+        }
+        return (Self.httpResponse(from: response), HTTPBody(operation.receivedData))
+    }
+
+    /// The Foundation request of a generated client's request.
+    static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        let path = request.path ?? "/"
+        guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
+            throw APILayerTransportError.invalidURL(base + path)
+        }
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = request.method.rawValue
+        for field in request.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        return urlRequest
+    }
+
+    /// The generated client's response of a Foundation response.
+    static func httpResponse(from response: HTTPURLResponse) -> HTTPResponse {
+        var fields = HTTPFields()
+        for (key, value) in response.allHeaderFields {
+            guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
+    }
+}
+
+/// Why `APILayerTransport` could not send a request.
+public enum APILayerTransportError: Error, CustomStringConvertible, Equatable {
+    /// The base URL and the request's path do not make a URL.
+    case invalidURL(String)
+    /// The request body is larger than the transport reads into memory.
+    case bodyTooLarge(operationID: String, limit: Int)
+
+    /// One readable line.
+    public var description: String {
+        switch self {
+        case let .invalidURL(text): return "\(text) is not a URL"
+        case let .bodyTooLarge(operationID, limit): return "the request body of \(operationID) is larger than \(limit) bytes"
+        }
+    }
+}

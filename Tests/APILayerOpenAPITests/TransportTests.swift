@@ -1,0 +1,230 @@
+import APILayer
+import APILayerOpenAPI
+import DemoServer
+import Foundation
+import HTTPTypes
+import NetOps
+import OpenAPIImport
+import OpenAPIRuntime
+import Templater
+import TestSupport
+import Testing
+import Validator
+
+/// The client swift-openapi-generator wrote from `inventory.yaml` (committed under Generated/),
+/// over `APILayerTransport` on both engines, against DemoServer's inventory routes, with
+/// `TemplateValidationMiddleware` checking its answers against the templates imported from the
+/// same description.
+@Suite(.timeLimit(.minutes(2)))
+struct TransportTests {
+    /// A client of a fresh realm, its scope and the templates' folder.
+    struct Setup {
+        let client: Client
+        let scope: APIScope
+        let server: DemoServer
+        let realm: String
+        let folder: URL
+    }
+
+    static func setUp(_ engine: TestEngine, validating: Bool = true, configuration: APILayerTransport.Configuration = .init()) async throws
+        -> Setup
+    {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-openapi-\(UUID().uuidString)")
+        let specURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../OpenAPIImportTests/Fixtures/inventory.yaml").standardizedFileURL
+        let description = try OpenAPIDescription.load(contentsOf: specURL, maxBytes: 1 << 20)
+        _ = try TemplateFileWriter.write(OpenAPIImporter().operations(in: description), to: folder)
+        let server = try await TestServer.get()
+        let realm = "openapi-\(UUID().uuidString)"
+        let baseURL = server.baseURL.appendingPathComponent("inventory/\(realm)/", isDirectory: true)
+        let scope = APIScope(name: "inventory")
+        scope.configure {
+            $0.baseURL = baseURL
+            $0.session = engine.session
+            $0.retryPolicy = RetryPolicy.none
+        }
+        scope.configureAuthentication(
+            authenticator: OAuthClientCredentialsAuthenticator(
+                tokenURL: server.tokenURL(realm: realm), clientID: DemoServer.clientCredentials.id,
+                clientSecret: DemoServer.clientCredentials.secret))
+        let middlewares: [any ClientMiddleware] = validating ? [TemplateValidationMiddleware(templates: TemplateStore(directory: folder))] : []
+        let client = Client(
+            serverURL: baseURL, transport: APILayerTransport(scope: scope, configuration: configuration), middlewares: middlewares)
+        return Setup(client: client, scope: scope, server: server, realm: realm, folder: folder)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aGeneratedClientRunsOverEitherEngine(_ engine: TestEngine) async throws {
+        let setup = try await Self.setUp(engine)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        let item = try await setup.client.getItem(path: .init(id: 7)).ok.body.json
+        #expect(item.value2.id == 7)
+        #expect(item.value1.name == "Item 7")
+        #expect(item.value2.status == .reserved)  // 7 % 3 of available, reserved, sold
+
+        let page = try await setup.client.listItems(query: .init(limit: 3)).ok.body.json
+        #expect(page.items.map(\.value2.id) == [1, 2, 3])
+
+        let created = try await setup.client.createItem(body: .json(.init(name: "Rake", price: 12.5, tags: ["garden"]))).created.body.json
+        #expect(created.value1.name == "Rake")
+        #expect(created.value2.tags == ["garden"])
+
+        // 204 without a body: nothing to validate.
+        _ = try await setup.client.deleteItem(path: .init(id: created.value2.id)).noContent
+
+        // A status the operation does not accept still reaches the generated code.
+        let missing = try await setup.client.getItem(path: .init(id: 0))
+        guard case let .notFound(problem) = missing else {
+            Issue.record("expected 404, got \(missing)")
+            return
+        }
+        #expect(try problem.body.json.message == "Not Found")
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func theMiddlewareRefusesAnAnswerThatBreaksItsTemplate(_ engine: TestEngine) async throws {
+        let setup = try await Self.setUp(engine)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        for (variant, check, path) in [
+            ("maximum", "maximum", "/stock"), ("enum", "matchWithOneOf", "/status"), ("maxItems", "elementsMustBeEqualOrLessThan", "/tags"),
+        ] {
+            do {
+                _ = try await setup.client.getItem(path: .init(id: 7), query: .init(variant: variant))
+                Issue.record("\(variant) passed")
+            } catch let error as ClientError {
+                let failure = try #require(error.underlyingError as? TemplateValidationFailure, "\(error)")
+                #expect(failure.operationID == "getItem")
+                #expect(failure.errors.map(\.check.description) == [check])
+                #expect(failure.errors.map(\.path) == [path])
+            }
+        }
+        // Without the middleware the generated code decodes the same answer happily: these are
+        // the checks it leaves out.
+        let unchecked = try await Self.setUp(engine, validating: false)
+        defer { try? FileManager.default.removeItem(at: unchecked.folder) }
+        let item = try await unchecked.client.getItem(path: .init(id: 7), query: .init(variant: "maximum")).ok.body.json
+        #expect(item.value2.stock == 1001)
+    }
+
+    @Test func anOperationWithoutATemplateFailsUnlessTheMiddlewareIsToldToLetItPass() async throws {
+        let setup = try await Self.setUp(.urlSession)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        try FileManager.default.removeItem(at: setup.folder.appendingPathComponent("getItem.json"))
+        do {
+            _ = try await setup.client.getItem(path: .init(id: 7))
+            Issue.record("an answer without a template passed")
+        } catch let error as ClientError {
+            #expect(
+                error.underlyingError as? TemplateValidationFailure == TemplateValidationFailure(operationID: "getItem", reason: .templateMissing))
+        }
+        let lenient = Client(
+            serverURL: try #require(setup.scope.configuration.baseURL), transport: APILayerTransport(scope: setup.scope),
+            middlewares: [TemplateValidationMiddleware(templates: TemplateStore(directory: setup.folder), requiresTemplate: false)])
+        #expect(try await lenient.getItem(path: .init(id: 7)).ok.body.json.value2.id == 7)
+        // The other operations are still checked.
+        await #expect(throws: ClientError.self) { try await lenient.listItems(query: .init(variant: "enum")) }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func manyCallsThatMeetAnExpiredTokenCostOneRefresh(_ engine: TestEngine) async throws {
+        let setup = try await Self.setUp(engine)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await setup.client.getItem(path: .init(id: 1)).ok
+        let authority = setup.server.tokenAuthority(realm: setup.realm)
+        let before = authority.snapshot.tokenRequests
+        authority.configure(mode: nil, delay: 0.2, lifetime: nil, maxUses: nil, expireAll: true)
+        let ids = try await withThrowingTaskGroup(of: Int.self) { group in
+            for id in 1...20 {
+                group.addTask { try await setup.client.getItem(path: .init(id: id)).ok.body.json.value2.id }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(ids.sorted() == Array(1...20))
+        #expect(authority.snapshot.tokenRequests - before == 1)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func eachOperationIsPreparedWithItsIDAndReportsProgress(_ engine: TestEngine) async throws {
+        let seen = Locked<[String]>([])
+        let received = Locked<Int64>(0)
+        let configuration = APILayerTransport.Configuration(prepare: { operation, operationID in
+            seen.withLock { $0.append(operationID) }
+            operation.idleTimeout = 10
+            operation.onProgress { _, progress in received.withLock { $0 = max($0, progress.bytesReceived) } }
+        })
+        let setup = try await Self.setUp(engine, configuration: configuration)
+        defer { try? FileManager.default.removeItem(at: setup.folder) }
+        _ = try await setup.client.listItems(query: .init(limit: 50)).ok
+        #expect(seen.withLock { $0 } == ["listItems"])
+        #expect(received.withLock { $0 } > 1000)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func noServerIsAClientErrorWithTheTransportsCause(_ engine: TestEngine) async throws {
+        let port = try unusedPort()
+        let scope = APIScope(name: "nowhere")
+        scope.configure {
+            $0.session = engine.session
+            $0.retryPolicy = RetryPolicy.none
+        }
+        let client = Client(serverURL: URL(string: "http://127.0.0.1:\(port)/inventory/x/")!, transport: APILayerTransport(scope: scope))
+        do {
+            _ = try await client.getItem(path: .init(id: 1))
+            Issue.record("a closed port answered")
+        } catch let error as ClientError {
+            let cause = try #require(error.underlyingError as? NetOpsError, "\(error.underlyingError)")
+            #expect(cause.httpStatus == nil)
+            #expect(cause.url?.port == port)
+        }
+    }
+}
+
+/// `APILayerTransport.send` on its own, for what the generated client cannot reach: the scope's
+/// retry policy and the prepare hook's timeouts.
+@Suite(.timeLimit(.minutes(1)))
+struct TransportSendTests {
+    static func scope(_ engine: TestEngine, retries: RetryPolicy) async throws -> (APIScope, URL) {
+        let server = try await TestServer.get()
+        let scope = APIScope(name: "send")
+        scope.configure {
+            $0.baseURL = server.baseURL
+            $0.session = engine.session
+            $0.retryPolicy = retries
+        }
+        return (scope, server.baseURL)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aStatusTheScopesPolicyRetriesIsRetriedBeforeTheClientSeesIt(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy(maximumAttempts: 4, baseDelay: 0.01, maximumDelay: 0.05))
+        let transport = APILayerTransport(scope: scope)
+        let key = UUID().uuidString
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/realm/send/flaky?key=\(key)&fail=2&status=503")
+        let (response, body) = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "flaky")
+        #expect(response.status == .ok)
+        let text = try await String(collecting: try #require(body), upTo: 1 << 16)
+        #expect(text.contains(#""attempt":3"#), "\(text)")
+
+        // Without retries the client gets the 503 itself, with its body.
+        let (once, _) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let failing = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/realm/send/flaky?key=\(UUID().uuidString)&fail=1&status=503")
+        let (unavailable, _) = try await APILayerTransport(scope: once).send(failing, body: nil, baseURL: baseURL, operationID: "flaky")
+        #expect(unavailable.status.code == 503)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func theIdleTimeoutThePrepareHookSetsEndsASilentRequest(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let transport = APILayerTransport(scope: scope, configuration: .init(prepare: { operation, _ in operation.idleTimeout = 0.3 }))
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/delay?seconds=5")
+        do {
+            _ = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "slow")
+            Issue.record("a five-second silence passed a 0.3 s idle timeout")
+        } catch let error as NetOpsError {
+            guard case .idleTimeout = error.kind else {
+                Issue.record("expected the idle timeout, got \(error)")
+                return
+            }
+        }
+    }
+}
