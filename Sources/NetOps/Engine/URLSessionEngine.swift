@@ -47,9 +47,10 @@ final class URLSessionEngine: TransferEngine {
             // `apilayer chaos`). A stream body is read synchronously in curl's own callback.
             task = session.dataTask(with: streamed)
         }
-        router.register(task, events: events)
+        let handle = URLSessionTransferHandle(task: task)
+        router.register(task, events: events, body: body, handle: handle)
         task.resume()
-        return URLSessionTransferHandle(task: task)
+        return handle
     }
 
     /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl
@@ -74,11 +75,34 @@ struct NoTransferHandle: TransferHandle {
     func cancel() {}
 }
 
-/// Cancels one URLSession task.
-struct URLSessionTransferHandle: TransferHandle {
-    let task: URLSessionTask
+/// Cancels a transfer's URLSession task: the first one, or the one the router started to follow
+/// a redirect with its body.
+final class URLSessionTransferHandle: TransferHandle {
+    private struct State {
+        var task: URLSessionTask
+        var cancelled = false
+    }
+
+    private let state: Locked<State>
+
+    init(task: URLSessionTask) {
+        state = Locked(State(task: task))
+    }
 
     func cancel() {
+        let task = state.withLock { state -> URLSessionTask in
+            state.cancelled = true
+            return state.task
+        }
         task.cancel()
+    }
+
+    /// Makes `task` the one `cancel()` stops; false when the transfer was cancelled already.
+    func replace(with task: URLSessionTask) -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.task = task
+            return true
+        }
     }
 }
