@@ -21,6 +21,7 @@ final class NIOEngine: TransferEngine {
     /// The client every transfer of this engine runs in.
     let client: HTTPClient
     private let logger: Logger
+    private let decompressionRatio: Int
     private let shutDown = NIOLockedValueBox(false)
 
     /// An engine with its own client made from `configuration`.
@@ -40,7 +41,9 @@ final class NIOEngine: TransferEngine {
             ? .follow(max: configuration.maximumRedirects, allowCycles: false)
             : .disallow
         settings.httpVersion = .http1Only
-        settings.decompression = .disabled
+        // AsyncHTTPClient decodes gzip and deflate and offers exactly those in `Accept-Encoding`
+        // when a request names none; any other coding is refused in `NIOTransferDelegate`.
+        settings.decompression = .enabled(limit: .ratio(configuration.decompressionRatioLimit))
         var tls = TLSConfiguration.makeClientConfiguration()
         if configuration.insecureSkipCertificateVerification {
             tls.certificateVerification = .none
@@ -49,6 +52,7 @@ final class NIOEngine: TransferEngine {
         }
         settings.tlsConfiguration = tls
         self.logger = configuration.logger
+        self.decompressionRatio = configuration.decompressionRatioLimit
         self.client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: settings,
@@ -74,7 +78,8 @@ final class NIOEngine: TransferEngine {
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
-        let delegate = NIOTransferDelegate(events: events, url: request.url)
+        let delegate = NIOTransferDelegate(
+            events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio)
         let built: HTTPClient.Request
         do {
             built = try Self.makeRequest(request, body: body, delegate: delegate)
@@ -87,6 +92,7 @@ final class NIOEngine: TransferEngine {
             return NIOTransferHandle(task: nil, delegate: delegate)
         }
         let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
+        task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         return NIOTransferHandle(task: task, delegate: delegate)
     }
 

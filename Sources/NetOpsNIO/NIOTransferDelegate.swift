@@ -40,11 +40,24 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     private let events: any TransferEvents
     private let requestURL: URL?
+    private let method: String
+    private let decompressionRatio: Int
     private let state = NIOLockedValueBox(State())
 
-    init(events: any TransferEvents, url: URL?) {
+    /// The codings AsyncHTTPClient decodes (one at a time, never stacked).
+    static let decodableCodings: Set<String> = ["gzip", "deflate"]
+
+    /// A response the delegate refused before handing it on (its body in a coding the engine
+    /// cannot decode).
+    struct Refused: Error {
+        let failure: TransferFailure
+    }
+
+    init(events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit) {
         self.events = events
         self.requestURL = url
+        self.method = method
+        self.decompressionRatio = decompressionRatio
     }
 
     /// The request has a body of `length` bytes: upload progress is reported against it.
@@ -82,8 +95,18 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let url = state.withLockedValue { $0.visitedURL } ?? requestURL
+        var decoded = false
+        if head.headers.contains(name: "Content-Encoding"), ContentDecoding.mayHaveBody(status: Int(head.status.code), method: method) {
+            let codings = ContentDecoding.codings(head.headers[canonicalForm: "Content-Encoding"].joined(separator: ","))
+            if let refusal = ContentDecoding.refusal(of: codings, decodable: Self.decodableCodings, stacked: false, engine: "NIO") {
+                // AsyncHTTPClient would pass the body on still encoded.
+                return task.eventLoop.makeFailedFuture(Refused(failure: refusal))
+            }
+            decoded = !codings.isEmpty
+        }
         if let url, let response = Self.response(head, url: url) {
-            deliver { $0.transferDidReceive(response: response) }
+            let delivered = decoded ? ContentDecoding.decoded(response) : response
+            deliver { $0.transferDidReceive(response: delivered) }
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -95,8 +118,20 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        fail(with: error)
+    }
+
+    /// The request's task failed. AsyncHTTPClient fails a task without telling its delegate when
+    /// a redirect cannot be followed (a loop, too many): the engine reports that failure here.
+    /// A transfer that already completed ignores it.
+    func taskDidFail(_ error: any Error) {
+        fail(with: error)
+    }
+
+    private func fail(with error: any Error) {
         let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
-        complete(cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected))
+        complete(
+            cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected, decompressionRatio: decompressionRatio))
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
