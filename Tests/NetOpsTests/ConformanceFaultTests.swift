@@ -130,6 +130,23 @@ struct ConformanceFaultTests {
         #expect(operation.response == nil)
     }
 
+    /// A cancel reaches the request that follows a 307 with the body (on the URLSession engine
+    /// a task the engine started itself).
+    @Test(arguments: TestEngine.allCases)
+    func cancelAfterARedirectThatKeepsTheBody(_ engine: TestEngine) async throws {
+        let server = try await RawHTTPServer.get()
+        let held = server.url(.hold, query: "?case=\(UUID().uuidString)")
+        var components = URLComponents(url: try await TestServer.url("redirect/307"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "to", value: held.absoluteString)]
+        let operation = DTO.post(components.url!, parameters: ["a": "b"], encoding: .form).on(engine)
+        operation.start()
+        #expect(await eventually(within: 30) { server.sawRequest(held) })
+        operation.cancel()
+        await operation.finished()
+        #expect(operation.state == .cancelled)
+        #expect(operation.error?.kind == .cancelled)
+    }
+
     @Test(arguments: TestEngine.allCases)
     func cancelMidBody(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("drip?bytes=2000&interval=0.05")).on(engine)
