@@ -63,8 +63,11 @@ public enum ContentEncoder {
         writer.alignToByte()
         switch coding {
         case .gzip:
-            var crc: UInt32 = 0xffff_ffff
-            for _ in 0..<count { crc = crcTable[Int(crc & 0xff)] ^ (crc >> 8) }
+            let crc = crcTable.withUnsafeBufferPointer { table in
+                var crc: UInt32 = 0xffff_ffff
+                for _ in 0..<count { crc = table[Int(crc & 0xff)] ^ (crc >> 8) }
+                return crc
+            }
             return [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff] + writer.bytes + littleEndian(crc ^ 0xffff_ffff)
                 + littleEndian(UInt32(truncatingIfNeeded: count))
         default:
@@ -149,11 +152,15 @@ public enum ContentEncoder {
     }
 
     private static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xffff_ffff
-        for byte in bytes {
-            crc = crcTable[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8)
+        crcTable.withUnsafeBufferPointer { table in
+            bytes.withUnsafeBufferPointer { input in
+                var crc: UInt32 = 0xffff_ffff
+                for byte in input {
+                    crc = table[Int((crc ^ UInt32(byte)) & 0xff)] ^ (crc >> 8)
+                }
+                return crc ^ 0xffff_ffff
+            }
         }
-        return crc ^ 0xffff_ffff
     }
 
     private static func adler32(_ bytes: [UInt8]) -> UInt32 {

@@ -31,7 +31,7 @@ extension DemoRoutes {
         router.get("encoded/{coding}") { request, context in
             let coding = try context.parameters.require("coding")
             let size = min(max(request.uri.queryParameters.get("size", as: Int.self) ?? 4_096, 0), 8 << 20)
-            let body = cached("\(coding)-\(size)") {
+            let body = await cached("\(coding)-\(size)") {
                 let text = ConformanceFixtures.text(size: size)
                 return ContentEncoder.Coding(rawValue: coding).map { ContentEncoder.encode(text, as: $0) } ?? text
             }
@@ -45,7 +45,7 @@ extension DemoRoutes {
                 throw HTTPError(.badRequest, message: "gzip or deflate")
             }
             let size = min(max(request.uri.queryParameters.get("size", as: Int.self) ?? 8 << 20, 0), 256 << 20)
-            let body = cached("bomb-\(name)-\(size)") { ContentEncoder.zeros(size, as: coding) }
+            let body = await cached("bomb-\(name)-\(size)") { ContentEncoder.zeros(size, as: coding) }
             return encoded(body, coding: name, chunked: request.uri.queryParameters["chunked"] == "1")
         }
 
@@ -103,10 +103,14 @@ extension DemoRoutes {
     /// Encoded bodies already made, by coding and size (the bombs take a moment to make).
     private static let encodedBodies = NIOLockedValueBox([String: [UInt8]]())
 
-    /// The encoded body for `key`, made once per process.
-    private static func cached(_ key: String, _ make: () -> [UInt8]) -> [UInt8] {
+    /// The encoded body for `key`, made once per process on a dispatch thread: encoding megabytes
+    /// in a debug build takes a second, which must not hold up a cooperative thread (the test
+    /// process has two, and every other request of the server needs them).
+    private static func cached(_ key: String, _ make: @escaping @Sendable () -> [UInt8]) async -> [UInt8] {
         if let hit = encodedBodies.withLockedValue({ $0[key] }) { return hit }
-        let made = make()
+        let made = await withCheckedContinuation { (continuation: CheckedContinuation<[UInt8], Never>) in
+            DispatchQueue.global().async { continuation.resume(returning: make()) }
+        }
         encodedBodies.withLockedValue { $0[key] = made }
         return made
     }
