@@ -52,6 +52,14 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     static let tooManyRedirectsCode = -1007
 
     private let routes = Locked<[Int: Route]>([:])
+    /// The most bytes decoded from a body whose encoded size was not announced.
+    private let unannouncedLimit: Int64
+
+    /// A router that stops decoding a body of unannounced encoded size after `unannouncedLimit`
+    /// bytes (`ContentDecoding.unannouncedLimit`; tests take a smaller one).
+    init(unannouncedLimit: Int64 = ContentDecoding.unannouncedLimit) {
+        self.unannouncedLimit = unannouncedLimit
+    }
 
     /// Sends the events of `task` to `events` from now on.
     ///
@@ -129,11 +137,11 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             guard var route = routes[dataTask.taskIdentifier], !route.muted else { return (nil, false) }
             guard route.decoding else { return (route.events, false) }
             route.decodedBytes += Int64(data.count)
-            let limit = route.encodedLength.map { $0 * Int64(ContentDecoding.ratioLimit) } ?? ContentDecoding.unannouncedLimit
+            let limit = route.encodedLength.map { $0 * Int64(ContentDecoding.ratioLimit) } ?? unannouncedLimit
             if route.decodedBytes > limit {
                 let limit =
                     route.encodedLength.map { "\(ContentDecoding.ratioLimit) times its encoded size of \($0) bytes" }
-                    ?? "\(ContentDecoding.unannouncedLimit) bytes (its encoded size was not announced)"
+                    ?? "\(unannouncedLimit) bytes (its encoded size was not announced)"
                 route.failure = ContentDecoding.bomb(decoded: route.decodedBytes, limit: limit)
                 route.muted = true
             }

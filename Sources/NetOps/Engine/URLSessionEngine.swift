@@ -16,9 +16,10 @@ final class URLSessionEngine: TransferEngine {
     /// The queue callbacks run on (an OperationQueue holds its underlying queue unowned).
     private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
 
-    /// An engine with its own URLSession made from `configuration`.
-    init(configuration: URLSessionConfiguration) {
-        let router = SessionDelegateRouter()
+    /// An engine with its own URLSession made from `configuration`; a body of unannounced
+    /// encoded size is decoded up to `unannouncedDecodedLimit` bytes.
+    init(configuration: URLSessionConfiguration, unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit) {
+        let router = SessionDelegateRouter(unannouncedLimit: unannouncedDecodedLimit)
         self.router = router
         // Callbacks run serially on a plain dispatch queue: cheaper per callback than an
         // OperationQueue's own scheduling, and a delegate-style task makes three or more.
