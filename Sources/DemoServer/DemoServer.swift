@@ -73,6 +73,7 @@ public final class DemoServer: Sendable {
         let sampleServices = SampleServices { SampleService() }
         DemoRoutes.addSampleAPIRoutes(to: router, services: sampleServices, realms: realms)
         DemoRoutes.addFaultRoutes(to: router)
+        DemoRoutes.addConformanceRoutes(to: router)
         DemoRoutes.addRandomUnauthorizedRoute(to: router, realms: realms)
         let trackerServices = TrackerServices { TrackerService() }
         DemoRoutes.addTrackerRoutes(to: router, services: trackerServices, realms: realms)

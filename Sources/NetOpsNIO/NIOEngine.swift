@@ -22,6 +22,7 @@ final class NIOEngine: TransferEngine {
     let client: HTTPClient
     private let logger: Logger
     private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
+    private let decompressionRatio: Int
     private let shutDown = NIOLockedValueBox(false)
 
     /// An engine with its own client made from `configuration`.
@@ -41,7 +42,9 @@ final class NIOEngine: TransferEngine {
             ? .follow(max: configuration.maximumRedirects, allowCycles: false)
             : .disallow
         settings.httpVersion = .http1Only
-        settings.decompression = .disabled
+        // AsyncHTTPClient decodes gzip and deflate and offers exactly those in `Accept-Encoding`
+        // when a request names none; any other coding is refused in `NIOTransferDelegate`.
+        settings.decompression = .enabled(limit: .ratio(configuration.decompressionRatioLimit))
         var tls = TLSConfiguration.makeClientConfiguration()
         if configuration.insecureSkipCertificateVerification {
             tls.certificateVerification = .none
@@ -51,6 +54,7 @@ final class NIOEngine: TransferEngine {
         settings.tlsConfiguration = tls
         self.logger = configuration.logger
         self.completionDelivery = configuration.completionDelivery
+        self.decompressionRatio = configuration.decompressionRatioLimit
         self.client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: settings,
@@ -76,7 +80,9 @@ final class NIOEngine: TransferEngine {
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
-        let delegate = NIOTransferDelegate(events: events, url: request.url, completesOnEventLoop: completionDelivery == .eventLoop)
+        let delegate = NIOTransferDelegate(
+            events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
+            completesOnEventLoop: completionDelivery == .eventLoop)
         let built: HTTPClient.Request
         do {
             built = try Self.makeRequest(request, body: body, delegate: delegate)
@@ -89,6 +95,7 @@ final class NIOEngine: TransferEngine {
             return NIOTransferHandle(task: nil, delegate: delegate)
         }
         let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
+        task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         return NIOTransferHandle(task: task, delegate: delegate)
     }
 

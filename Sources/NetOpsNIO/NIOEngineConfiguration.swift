@@ -4,7 +4,8 @@ import Logging
 /// The settings of a NetOps session that runs on SwiftNIO (AsyncHTTPClient).
 ///
 /// The defaults are safe: TLS certificates are verified, redirects are followed (up to 10) and
-/// never carry `Authorization`, `Cookie` or `Proxy-Authorization` to another origin. Size the
+/// never carry `Authorization`, `Cookie` or `Proxy-Authorization` to another origin, gzip and
+/// deflate bodies are decoded up to 100 times their encoded size. Size the
 /// pool for the concurrency you run at:
 ///
 /// ```swift
@@ -25,6 +26,15 @@ public struct NIOEngineConfiguration: Sendable {
     public var followsRedirects: Bool
     /// The most redirects one request follows before it fails.
     public var maximumRedirects: Int
+    /// How many times its encoded size a gzip or deflate body may grow when it is decoded (at
+    /// least 1; default 100).
+    ///
+    /// The engine offers `Accept-Encoding: deflate, gzip` (unless the request names its own) and
+    /// decodes such bodies; one that grows past the limit — a decompression bomb — fails the
+    /// operation with `NetOpsError.Kind.transport(code: -1016, …)`, and so does a body in a
+    /// coding the engine cannot decode (brotli, zstd, …) instead of reaching the operation
+    /// still encoded.
+    public var decompressionRatioLimit: Int
     /// Turns TLS certificate verification **off** when true. For test servers only.
     ///
     /// A session made with it logs a warning through `logger` once, when it is made.
@@ -56,7 +66,8 @@ public struct NIOEngineConfiguration: Sendable {
         followsRedirects: Bool = true,
         maximumRedirects: Int = 10,
         insecureSkipCertificateVerification: Bool = false,
-        logger: Logger = Logger(label: "NetOpsNIO")
+        logger: Logger = Logger(label: "NetOpsNIO"),
+        decompressionRatioLimit: Int = 100
     ) {
         self.maximumConnectionsPerHost = max(1, maximumConnectionsPerHost)
         self.idleConnectionTimeout = idleConnectionTimeout
@@ -65,6 +76,7 @@ public struct NIOEngineConfiguration: Sendable {
         self.maximumRedirects = maximumRedirects
         self.insecureSkipCertificateVerification = insecureSkipCertificateVerification
         self.logger = logger
+        self.decompressionRatioLimit = max(1, decompressionRatioLimit)
     }
 
     /// A configuration whose pool holds one connection per concurrent request, for a service

@@ -41,12 +41,28 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     private let events: any TransferEvents
     private let requestURL: URL?
+    private let method: String
+    private let decompressionRatio: Int
     private let completesOnEventLoop: Bool
     private let state = NIOLockedValueBox(State())
 
-    init(events: any TransferEvents, url: URL?, completesOnEventLoop: Bool = false) {
+    /// The codings AsyncHTTPClient decodes (one at a time, never stacked).
+    static let decodableCodings: Set<String> = ["gzip", "deflate"]
+
+    /// A response the delegate refused before handing it on (its body in a coding the engine
+    /// cannot decode).
+    struct Refused: Error {
+        let failure: TransferFailure
+    }
+
+    init(
+        events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
+        completesOnEventLoop: Bool = false
+    ) {
         self.events = events
         self.requestURL = url
+        self.method = method
+        self.decompressionRatio = decompressionRatio
         self.completesOnEventLoop = completesOnEventLoop
     }
 
@@ -86,8 +102,18 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let url = state.withLockedValue { $0.visitedURL } ?? requestURL
+        var decoded = false
+        if head.headers.contains(name: "Content-Encoding"), ContentDecoding.mayHaveBody(status: Int(head.status.code), method: method) {
+            let codings = ContentDecoding.codings(head.headers[canonicalForm: "Content-Encoding"].joined(separator: ","))
+            if let refusal = ContentDecoding.refusal(of: codings, decodable: Self.decodableCodings, stacked: false, engine: "NIO") {
+                // AsyncHTTPClient would pass the body on still encoded.
+                return task.eventLoop.makeFailedFuture(Refused(failure: refusal))
+            }
+            decoded = !codings.isEmpty
+        }
         if let url {
-            let response = Self.responseHead(head, url: url)
+            // A decoded body's length is not the announced one: the head loses Content-Length.
+            let response = Self.responseHead(head, url: url, droppingContentLength: decoded)
             deliver { $0.transferDidReceive(head: response) }
         }
         return task.eventLoop.makeSucceededVoidFuture()
@@ -100,8 +126,21 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+        fail(with: error)
+    }
+
+    /// The request's task failed. AsyncHTTPClient fails a task without telling its delegate when
+    /// a redirect cannot be followed (a loop, too many): the engine reports that failure here.
+    /// A transfer that already completed ignores it.
+    func taskDidFail(_ error: any Error) {
+        fail(with: error)
+    }
+
+    private func fail(with error: any Error) {
         let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
-        complete(cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected), onEventLoop: completesOnEventLoop)
+        complete(
+            cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected, decompressionRatio: decompressionRatio),
+            onEventLoop: completesOnEventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
@@ -156,10 +195,13 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     /// The NetOps head of a response head: the fields as they came, no `HTTPURLResponse` made.
-    static func responseHead(_ head: HTTPResponseHead, url: URL) -> ResponseHead {
+    static func responseHead(_ head: HTTPResponseHead, url: URL, droppingContentLength: Bool = false) -> ResponseHead {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers { fields.append((name, value)) }
+        for (name, value) in head.headers {
+            if droppingContentLength, name.lowercased() == "content-length" { continue }
+            fields.append((name, value))
+        }
         return ResponseHead(
             url: url, statusCode: Int(head.status.code),
             httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", fields: fields)

@@ -35,6 +35,22 @@ struct NIOEngineTests {
         #expect(session == nil)
     }
 
+    /// The bomb of the conformance suite (about 160:1) fails at the default limit of 100 and
+    /// decodes whole under a limit of 1 000.
+    @Test func decompressionRatioLimitIsTheSessions() async throws {
+        let url = try await TestServer.url("encoded-bomb/gzip?size=\(1 << 20)")
+        let strict = DTO.get(url).on(.nio)
+        await #expect(throws: NetOpsError.self) { try await strict.run() }
+        #expect(strict.error?.description.contains("decompression bomb") == true)
+
+        let session = NetworkSession.nio(configuration: NIOEngineConfiguration(decompressionRatioLimit: 1_000))
+        let lenient = DTO.get(url)
+        lenient.privateSession = session
+        try await lenient.run()
+        #expect(lenient.receivedData == Data(count: 1 << 20))
+        try await session.shutdownNIOEngine()
+    }
+
     @Test func turningCertificateVerificationOffIsLogged() async throws {
         let lines = LogCapture()
         let logger = Logger(label: "test") { _ in lines.handler }

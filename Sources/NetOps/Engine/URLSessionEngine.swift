@@ -16,9 +16,10 @@ final class URLSessionEngine: TransferEngine {
     /// The queue callbacks run on (an OperationQueue holds its underlying queue unowned).
     private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
 
-    /// An engine with its own URLSession made from `configuration`.
-    init(configuration: URLSessionConfiguration) {
-        let router = SessionDelegateRouter()
+    /// An engine with its own URLSession made from `configuration`; a body of unannounced
+    /// encoded size is decoded up to `unannouncedDecodedLimit` bytes.
+    init(configuration: URLSessionConfiguration, unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit) {
+        let router = SessionDelegateRouter(unannouncedLimit: unannouncedDecodedLimit)
         self.router = router
         // Callbacks run serially on a plain dispatch queue: cheaper per callback than an
         // OperationQueue's own scheduling, and a delegate-style task makes three or more.
@@ -47,9 +48,10 @@ final class URLSessionEngine: TransferEngine {
             // `apilayer chaos`). A stream body is read synchronously in curl's own callback.
             task = session.dataTask(with: streamed)
         }
-        router.register(task, events: events)
+        let handle = URLSessionTransferHandle(task: task)
+        router.register(task, events: events, body: body, handle: handle)
         task.resume()
-        return URLSessionTransferHandle(task: task)
+        return handle
     }
 
     /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl
@@ -74,11 +76,34 @@ struct NoTransferHandle: TransferHandle {
     func cancel() {}
 }
 
-/// Cancels one URLSession task.
-struct URLSessionTransferHandle: TransferHandle {
-    let task: URLSessionTask
+/// Cancels a transfer's URLSession task: the first one, or the one the router started to follow
+/// a redirect with its body.
+final class URLSessionTransferHandle: TransferHandle {
+    private struct State {
+        var task: URLSessionTask
+        var cancelled = false
+    }
+
+    private let state: Locked<State>
+
+    init(task: URLSessionTask) {
+        state = Locked(State(task: task))
+    }
 
     func cancel() {
+        let task = state.withLock { state -> URLSessionTask in
+            state.cancelled = true
+            return state.task
+        }
         task.cancel()
+    }
+
+    /// Makes `task` the one `cancel()` stops; false when the transfer was cancelled already.
+    func replace(with task: URLSessionTask) -> Bool {
+        state.withLock { state -> Bool in
+            guard !state.cancelled else { return false }
+            state.task = task
+            return true
+        }
     }
 }

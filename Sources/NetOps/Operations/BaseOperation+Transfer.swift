@@ -128,7 +128,9 @@ extension BaseOperation {
         withEffects { effects in
             guard isCurrent(attempt) else { return }
             storage.lastActivity = .now()
-            let announced = response.expectedContentLength
+            // A HEAD, 204 or 304 answer announces the length of a body it does not carry.
+            let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
+            let announced = bodied ? response.expectedContentLength : nil
             do {
                 if storage.requestedOffset > 0, response.statusCode == 206,
                     let range = ContentRange(response), range.first == storage.requestedOffset
