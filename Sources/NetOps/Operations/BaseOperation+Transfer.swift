@@ -62,9 +62,16 @@ extension BaseOperation {
     private static let requestPlaceholder: Result<URLRequest, NetOpsError> = .failure(NetOpsError(.invalidURL(""), url: nil))
 
     /// Only a body-less GET can ask for the rest of its response.
+    /// A body that came content-encoded was kept decoded, so its byte count is no offset into
+    /// what the server sends: such a response starts over instead.
     private func canResumeWithRange(_ request: URLRequest) -> Bool {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET", request.httpBody == nil else { return false }
+        if let coding = storage.response?.value(forHTTPHeaderField: "Content-Encoding"),
+            !coding.trimmingCharacters(in: .whitespaces).isEmpty, coding.lowercased() != "identity"
+        {
+            return false
+        }
         if case .none = storage.body { return true }
         return false
     }
