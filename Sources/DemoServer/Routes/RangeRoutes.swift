@@ -96,8 +96,9 @@ extension DemoRoutes {
                 return payload(first: shift + first, length: length, rate: rate, status: status, headers: headers)
             }
             headers[.contentType] = "application/octet-stream"
-            let body = ResponseBody(contentLength: length) { writer in
-                try await writePayload(first: shift + first, length: length, rate: rate, limit: drop, to: &writer)
+            let (start, bodyLength) = (shift + first, length)
+            let body = ResponseBody(contentLength: bodyLength) { writer in
+                try await writePayload(first: start, length: bodyLength, rate: rate, limit: drop, to: &writer)
                 throw ConnectionDropped()
             }
             return Response(status: status, headers: headers, body: body)
