@@ -65,6 +65,7 @@ public final class DemoServer: Sendable {
         router.add(middleware: CredentialLogMiddleware(log: credentials))
         DemoRoutes.addBasicRoutes(to: router)
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
+        DemoRoutes.addRangeRoutes(to: router)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
         DemoRoutes.addIssuePageRoutes(to: router)

@@ -22,8 +22,17 @@ struct NetOpsBench: AsyncParsableCommand {
     @Option(help: "Rounds per variant and concurrency (interleaved, the median is reported).")
     var rounds = 3
 
-    @Option(help: "Size of the download measured for memory, in MiB.")
+    @Option(help: "Size of the download measured for memory and throughput, in MiB.")
     var downloadMiB = 1_024
+
+    @Option(help: "Rounds of the large download per variant (interleaved; RSS: the highest, throughput: the median).")
+    var downloadRounds = 3
+
+    @Option(name: .customLong("segment-mib"), help: "Length of the URLSession engine's download segments, in MiB.")
+    var segmentMiB = 2
+
+    @Flag(help: "Also measure the other download candidates (URLSession's download task), for Docs/benchmarks.md.")
+    var downloadCandidates = false
 
     @Flag(help: "Print one JSON object instead of a table.")
     var json = false
@@ -53,13 +62,9 @@ struct NetOpsBench: AsyncParsableCommand {
             }
         }
 
-        let downloadURL = base.appendingPathComponent("bytes/\(downloadMiB << 20)")
-        let rawDownload = try measureRawDownload(url: downloadURL, configuration: configuration)
-        let download = try await TransferMemory.download(downloadURL, session: BaseOperation.defaultSession)
-        figures.append(
-            BenchFigure(
-                name: "download-\(downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib")-rss-over-baseline",
-                value: download, baseline: rawDownload, unit: "MiB", target: "<= 16"))
+        let downloads = try await measureDownloads(base: base, configuration: configuration)
+        figures.append(contentsOf: downloads.figures)
+        notes.append(contentsOf: downloads.notes)
 
         let bodySize = 50 << 20
         let extra = try await measureDataBody(url: base.appendingPathComponent("bytes/\(bodySize)"), size: bodySize)
@@ -70,7 +75,10 @@ struct NetOpsBench: AsyncParsableCommand {
 
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append("throughput/cpu ratio = DataTaskOperation / raw URLSession (same configuration, completion-handler tasks)")
-        notes.append("download baseline = a raw URLSession data task whose delegate streams chunks to a file (FoundationNetworking's own buffering)")
+        notes.append(
+            "download rss baseline = a raw URLSession data task whose delegate streams chunks to a file (FoundationNetworking's own buffering)")
+        notes.append(
+            "download throughput baseline = the same DownloadOperation fetched in one request (no segments), interleaved round by round")
         BenchReport(suite: "netops", figures: figures, notes: notes).print(json: json)
         raw.invalidateAndCancel()
     }
@@ -95,15 +103,71 @@ struct NetOpsBench: AsyncParsableCommand {
         return (LoadResult.median(ours), LoadResult.median(baseline))
     }
 
-    /// Extra peak RSS (MiB) of a raw URLSession delegate streaming the same download to a file.
-    private func measureRawDownload(url: URL, configuration: URLSessionConfiguration) throws -> Double {
+    /// The large download's figures: RSS over the raw streaming baseline, and throughput of the
+    /// segmented `DownloadOperation` against the same operation fetched in one request.
+    private func measureDownloads(base: URL, configuration: URLSessionConfiguration) async throws -> (figures: [BenchFigure], notes: [String]) {
+        let size = Int64(downloadMiB) << 20
+        let url = base.appendingPathComponent("bytes/\(size)")
+        let label = downloadMiB == 1_024 ? "1gib" : "\(downloadMiB)mib"
+        let segmented = NetworkSession(configuration: configuration, downloadSegmentLength: Int64(segmentMiB) << 20)
+        let whole = NetworkSession(configuration: configuration, downloadSegmentLength: nil)
+
+        let raw = try measureRaw(url: url, size: size, configuration: configuration, run: RawStreamingDownload.run)
+        var ours: [TransferFigures] = []
+        var today: [TransferFigures] = []
+        var task: [TransferFigures] = []
+        for _ in 0..<max(1, downloadRounds) {
+            today.append(try await TransferMemory.timedDownload(url, session: whole, expectedSize: size))
+            ours.append(try await TransferMemory.timedDownload(url, session: segmented, expectedSize: size))
+            if downloadCandidates {
+                task.append(try measureRaw(url: url, size: size, configuration: configuration, run: RawFileDownload.run))
+            }
+        }
+        let throughput = { (runs: [TransferFigures]) in Self.median(runs.map { $0.megabytesPerSecond(size) }) }
+        let peak = { (runs: [TransferFigures]) in runs.map(\.rssMiB).max() ?? 0 }
+        var figures = [
+            BenchFigure(name: "download-\(label)-rss-over-baseline", value: peak(ours), baseline: raw.rssMiB, unit: "MiB", target: "<= 16"),
+            BenchFigure(
+                name: "download-\(label)-throughput", value: throughput(ours), baseline: throughput(today), unit: "MB/s", target: ">= 0.90"),
+        ]
+        var notes = [
+            "download \(label): \(segmentMiB) MiB segments; \(max(1, downloadRounds)) interleaved rounds (RSS: highest, MB/s: median)",
+            String(
+                format: "download \(label) in one request (today's way): %.1f MiB over baseline, %.1f MB/s; raw streaming: %.1f MiB, %.1f MB/s",
+                peak(today), throughput(today), raw.rssMiB, raw.megabytesPerSecond(size)),
+        ]
+        if downloadCandidates {
+            figures.append(
+                BenchFigure(name: "download-\(label)-task-rss-over-baseline", value: peak(task), baseline: raw.rssMiB, unit: "MiB"))
+            figures.append(
+                BenchFigure(name: "download-\(label)-task-throughput", value: throughput(task), baseline: throughput(today), unit: "MB/s"))
+            notes.append("download-\(label)-task = a raw URLSession download task (FoundationNetworking's temporary file, then moved into place)")
+        }
+        return (figures, notes)
+    }
+
+    /// Extra peak RSS (MiB) and time of a raw URLSession client downloading `url` to a file.
+    private func measureRaw(
+        url: URL, size: Int64, configuration: URLSessionConfiguration, run: (URL, URL, URLSessionConfiguration) throws -> Void
+    ) throws -> TransferFigures {
         let directory = try TransferMemory.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("raw.bin")
+        ProcessMetrics.returnFreedMemory()
         let baseline = ProcessMetrics.residentBytes()
         ProcessMetrics.resetPeak()
-        try RawStreamingDownload.run(url, to: directory.appendingPathComponent("raw.bin"), configuration: configuration)
+        let started = ContinuousClock.now
+        try run(url, file, configuration)
+        let elapsed = ContinuousClock.now - started
         let peak = ProcessMetrics.peakResidentBytes()
-        return Double(max(0, peak - baseline)) / 1_048_576
+        try TransferMemory.checkSize(of: file, size)
+        return TransferFigures(rssMiB: Double(max(0, peak - baseline)) / 1_048_576, seconds: elapsed.seconds)
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// Extra peak RSS (bytes) of a DataTaskOperation collecting `size` bytes in memory.

@@ -5,15 +5,35 @@ import NetOps
 enum TransferMemory {
     /// Extra peak RSS (MiB) of a DownloadOperation in `session` streaming `url` to a file.
     static func download(_ url: URL, session: NetworkSession) async throws -> Double {
+        try await timedDownload(url, session: session).rssMiB
+    }
+
+    /// Extra peak RSS (MiB) and the seconds taken by a DownloadOperation in `session` streaming
+    /// `url` to a file; throws unless the file holds `expectedSize` bytes (when given).
+    static func timedDownload(_ url: URL, session: NetworkSession, expectedSize: Int64? = nil) async throws -> TransferFigures {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("download.bin")
+        ProcessMetrics.returnFreedMemory()
         let baseline = ProcessMetrics.residentBytes()
         ProcessMetrics.resetPeak()
-        let operation = DO.get(url, to: directory.appendingPathComponent("download.bin"))
+        let started = ContinuousClock.now
+        let operation = DO.get(url, to: file)
         operation.privateSession = session
         try await operation.run()
+        let elapsed = ContinuousClock.now - started
         let peak = ProcessMetrics.peakResidentBytes()
-        return Double(max(0, peak - baseline)) / 1_048_576
+        try checkSize(of: file, expectedSize)
+        return TransferFigures(rssMiB: Double(max(0, peak - baseline)) / 1_048_576, seconds: elapsed.seconds)
+    }
+
+    /// Throws unless `file` holds `expectedSize` bytes (nil: anything goes).
+    static func checkSize(of file: URL, _ expectedSize: Int64?) throws {
+        guard let expectedSize else { return }
+        let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value ?? -1
+        guard size == expectedSize else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "downloaded \(size) bytes, not \(expectedSize)"])
+        }
     }
 
     /// Extra peak RSS (MiB) of an UploadOperation in `session` sending a `size`-byte file to `url`.
@@ -50,5 +70,26 @@ enum TransferMemory {
             try handle.write(contentsOf: chunk.prefix(part))
             written += Int64(part)
         }
+    }
+}
+
+/// What one large transfer cost: extra peak RSS and wall-clock time.
+struct TransferFigures: Sendable {
+    /// Peak RSS over the RSS before the transfer, in MiB.
+    var rssMiB: Double
+    /// Seconds from start to the file in place.
+    var seconds: Double
+
+    /// Throughput for `bytes`, in MB/s (10^6 bytes per second).
+    func megabytesPerSecond(_ bytes: Int64) -> Double {
+        seconds > 0 ? Double(bytes) / seconds / 1_000_000 : 0
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

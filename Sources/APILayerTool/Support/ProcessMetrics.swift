@@ -17,6 +17,15 @@ enum ProcessMetrics {
     /// Peak resident set size since the process started or since `resetPeak()` (`VmHWM`).
     static func peakResidentBytes() -> Int64 { statusField("VmHWM:") }
 
+    /// Hands memory the allocator keeps after frees back to the system (glibc `malloc_trim`), so
+    /// that a transfer measured after a larger one starts from a comparable resident size.
+    static func returnFreedMemory() {
+        // Not in the Glibc module map: looked up by name (RTLD_DEFAULT is a null handle).
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+
     /// Resets the peak to the current resident size (Linux `clear_refs` value 5).
     static func resetPeak() {
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))

@@ -38,6 +38,14 @@ package protocol TransferEvents: AnyObject, Sendable {
     func transferDidSend(sent: Int64, expected: Int64?)
     /// The transfer ended; nil means the whole response arrived.
     func transferDidComplete(failure: TransferFailure?)
+    /// True when the body goes to a file, not to memory: an engine without backpressure may then
+    /// fetch it in bounded `Range` segments and report them as one response.
+    var bodyGoesToFile: Bool { get }
+}
+
+extension TransferEvents {
+    /// Bodies go to memory unless a handler says otherwise.
+    package var bodyGoesToFile: Bool { false }
 }
 
 extension TransferEvents {

@@ -9,16 +9,33 @@ import FoundationNetworking
 /// Every task is delegate-style so that progress is reported, and every task is a data or upload
 /// task: downloads stream into the operation's own file, so FoundationNetworking's download temp
 /// files (which it never deletes on Linux) are never created.
+///
+/// FoundationNetworking has no backpressure: libcurl reads as fast as the connection delivers and
+/// every chunk waits on the callback queue until the delegate takes it. A transfer whose body goes
+/// to a file is therefore fetched in bounded `Range` segments (`SegmentedDownload`), so no more
+/// than one segment can pile up; a server without Range support sends the body in one response.
 final class URLSessionEngine: TransferEngine {
+    /// The length of a download segment when nothing else is asked for: 2 MiB. The peak measured
+    /// in `bench netops` is about five segments (chunks queued for the delegate and what the
+    /// allocator keeps per thread), so 2 MiB stays under 16 MiB; see `Docs/benchmarks.md`.
+    static let defaultSegmentLength: Int64 = 2 << 20
+
     /// The session every transfer of this engine runs in.
     let session: URLSession
     private let router: SessionDelegateRouter
     /// The queue callbacks run on (an OperationQueue holds its underlying queue unowned).
     private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
+    /// The length of a download segment; nil fetches every body in one request.
+    let segmentLength: Int64?
 
-    /// An engine with its own URLSession made from `configuration`; a body of unannounced
-    /// encoded size is decoded up to `unannouncedDecodedLimit` bytes.
-    init(configuration: URLSessionConfiguration, unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit) {
+    /// An engine with its own URLSession made from `configuration`, fetching downloads in
+    /// segments of `segmentLength` bytes (nil: in one request); a body of unannounced encoded
+    /// size is decoded up to `unannouncedDecodedLimit` bytes.
+    init(
+        configuration: URLSessionConfiguration, segmentLength: Int64? = URLSessionEngine.defaultSegmentLength,
+        unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit
+    ) {
+        self.segmentLength = segmentLength.map { max(1, $0) }
         let router = SessionDelegateRouter(unannouncedLimit: unannouncedDecodedLimit)
         self.router = router
         // Callbacks run serially on a plain dispatch queue: cheaper per callback than an
@@ -34,6 +51,18 @@ final class URLSessionEngine: TransferEngine {
         let task: URLSessionTask
         switch body {
         case .none:
+            if let segmentLength, events.bodyGoesToFile, SegmentedDownload.canSegment(request) {
+                let download = SegmentedDownload(request: request, segmentLength: segmentLength, events: events) {
+                    [session, router] request, events in
+                    let task = session.dataTask(with: request)
+                    let handle = URLSessionTransferHandle(task: task)
+                    router.register(task, events: events, body: .none, handle: handle)
+                    task.resume()
+                    return handle
+                }
+                download.begin()
+                return download
+            }
             task = session.dataTask(with: request)
         case let .data(data):
             task = session.uploadTask(with: request, from: data)

@@ -366,6 +366,8 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     func transferDidComplete(failure: TransferFailure?) {
         operation.attempt(attempt, didCompleteWith: failure)
     }
+
+    var bodyGoesToFile: Bool { operation.sink is FileSink }
 }
 
 /// A `Content-Range: bytes first-last/total` response header.

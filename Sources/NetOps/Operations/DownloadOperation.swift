@@ -11,7 +11,9 @@ public typealias DO = DownloadOperation
 ///
 /// The body goes to a hidden partial file beside `destination` and is renamed onto it when the
 /// whole body arrived with an accepted status, so `destination` is never seen half-written and a
-/// failed download leaves it untouched. Memory stays flat whatever the size. Nothing is written
+/// failed download leaves it untouched. Memory stays flat whatever the size: on the URLSession
+/// engine, which cannot slow libcurl down, the body comes in bounded `Range` segments one request
+/// after another (in one request when the server does not support ranges). Nothing is written
 /// to the temporary directory.
 ///
 /// ```swift

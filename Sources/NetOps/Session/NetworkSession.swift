@@ -29,6 +29,13 @@ public final class NetworkSession: Sendable {
         self.engine = URLSessionEngine(configuration: configuration)
     }
 
+    /// A URLSession-backed session whose downloads are fetched in `Range` segments of
+    /// `downloadSegmentLength` bytes, or in one request when it is nil (benchmarks and tests
+    /// compare the two).
+    package init(configuration: URLSessionConfiguration, downloadSegmentLength: Int64?) {
+        self.engine = URLSessionEngine(configuration: configuration, segmentLength: downloadSegmentLength)
+    }
+
     /// A session over any engine (used by other engines of this package).
     package init(engine: any TransferEngine) {
         self.engine = engine

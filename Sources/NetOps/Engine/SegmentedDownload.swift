@@ -1,0 +1,176 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One download on the URLSession engine fetched as bounded `Range` segments, one request after
+/// another, and reported to the operation as one response.
+///
+/// The operation sees a single transfer: one response head (a 200 with the whole length, or a 206
+/// from its own `Range` offset to the end), the body chunks in order, one completion. What each
+/// answer of the server means is `SegmentPlan`'s decision; this class holds the plan under a lock,
+/// starts and cancels the URLSession tasks outside it, and forwards events. Every event arrives on
+/// the engine's serial callback queue, so forwarding keeps their order.
+final class SegmentedDownload: TransferHandle, @unchecked Sendable {
+    /// Starts a data task for a request whose events go to the given handler.
+    typealias TaskStarter = @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+
+    private struct State {
+        var plan: SegmentPlan
+        /// The task of request number `number`, once it was made.
+        var task: (number: UInt64, task: any TransferHandle)?
+    }
+
+    private let request: URLRequest
+    private let events: any TransferEvents
+    private let startTask: TaskStarter
+    private let state: Locked<State>
+
+    /// A download of `request` (a body-less GET, with at most a `Range: bytes=N-` of its own) in
+    /// segments of `segmentLength` bytes.
+    init(request: URLRequest, segmentLength: Int64, events: any TransferEvents, startTask: @escaping TaskStarter) {
+        self.request = request
+        self.events = events
+        self.startTask = startTask
+        let plan = SegmentPlan(
+            segmentLength: segmentLength, callerOffset: Self.openRangeStart(of: request),
+            callerValidator: request.value(forHTTPHeaderField: "If-Range"))
+        state = Locked(State(plan: plan))
+    }
+
+    /// True when `request` may be fetched in segments: a GET without a body whose only `Range`,
+    /// if any, asks for everything from one offset on (what a resumed operation sends).
+    static func canSegment(_ request: URLRequest) -> Bool {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard method == "GET", request.httpBody == nil, request.httpBodyStream == nil else { return false }
+        guard request.value(forHTTPHeaderField: "Range") != nil else { return true }
+        return openRangeStart(of: request) != nil
+    }
+
+    /// N of a `Range: bytes=N-` header; nil without one or for any other range.
+    static func openRangeStart(of request: URLRequest) -> Int64? {
+        guard let header = request.value(forHTTPHeaderField: "Range")?.trimmingCharacters(in: .whitespaces),
+            header.lowercased().hasPrefix("bytes="), header.hasSuffix("-")
+        else { return nil }
+        let digits = header.dropFirst("bytes=".count).dropLast()
+        guard let first = Int64(digits), first >= 0 else { return nil }
+        return first
+    }
+
+    /// Sends the first segment's request.
+    func begin() {
+        let first = state.withLock { $0.plan.firstRequest }
+        send(first, number: 0)
+    }
+
+    func cancel() {
+        let task = state.withLock { state -> (any TransferHandle)? in
+            guard state.plan.cancel() else { return nil }
+            return state.task?.task
+        }
+        // A task still being made is cancelled by `send` when it sees the plan cancelled.
+        task?.cancel()
+    }
+
+    // MARK: Events of the segments' tasks
+
+    fileprivate func segment(_ number: UInt64, didReceive response: HTTPURLResponse) {
+        perform(state.withLock { $0.plan.received(response: response, of: number) }, data: nil)
+    }
+
+    fileprivate func segment(_ number: UInt64, didReceive data: Data) {
+        perform(state.withLock { $0.plan.received(count: data.count, of: number) }, data: data)
+    }
+
+    fileprivate func segment(_ number: UInt64, didCompleteWith failure: TransferFailure?) {
+        perform(state.withLock { $0.plan.completed(failure, of: number) }, data: nil)
+    }
+
+    // MARK: Actions
+
+    private func perform(_ action: SegmentPlan.Action, data: Data?) {
+        switch action {
+        case .none:
+            return
+        case let .forwardResponse(response):
+            events.transferDidReceive(response: response)
+        case .forwardData:
+            if let data { events.transferDidReceive(data: data) }
+        case let .send(next, number, cancelCurrent):
+            if cancelCurrent { cancelTask(before: number) }
+            send(next, number: number)
+        case let .complete(failure, cancelCurrent):
+            if cancelCurrent { cancelTask(before: .max) }
+            events.transferDidComplete(failure: failure)
+        }
+    }
+
+    /// Cancels the task of a request older than `number` (its late events are ignored).
+    private func cancelTask(before number: UInt64) {
+        let task = state.withLock { state -> (any TransferHandle)? in
+            guard let current = state.task, current.number < number else { return nil }
+            state.task = nil
+            return current.task
+        }
+        task?.cancel()
+    }
+
+    /// Makes and starts the task of request `number` (outside the lock: making a task waits for
+    /// FoundationNetworking's shared queue), then records it, or cancels it when the caller
+    /// cancelled meanwhile.
+    private func send(_ next: SegmentPlan.Request, number: UInt64) {
+        let task = startTask(urlRequest(for: next), SegmentEvents(download: self, number: number))
+        let cancelNow = state.withLock { state -> Bool in
+            guard state.plan.current == number else { return true }
+            state.task = (number, task)
+            return state.plan.isCancelled
+        }
+        if cancelNow { task.cancel() }
+    }
+
+    private func urlRequest(for next: SegmentPlan.Request) -> URLRequest {
+        var made = request
+        switch next {
+        case let .range(first, last, ifRange):
+            made.setValue("bytes=\(first)-\(last)", forHTTPHeaderField: "Range")
+            made.setValue(ifRange, forHTTPHeaderField: "If-Range")
+        case let .whole(withoutRange):
+            if withoutRange {
+                made.setValue(nil, forHTTPHeaderField: "Range")
+                made.setValue(nil, forHTTPHeaderField: "If-Range")
+            }
+        }
+        return made
+    }
+
+    /// How many requests the download sent so far, and how often it started over (for tests).
+    var counts: (requests: Int, restarts: Int) {
+        state.withLock { ($0.plan.requestsSent, $0.plan.restarts) }
+    }
+}
+
+/// Forwards one segment request's events to its download, tagged with the request's number.
+private final class SegmentEvents: TransferEvents, @unchecked Sendable {
+    let download: SegmentedDownload
+    let number: UInt64
+
+    init(download: SegmentedDownload, number: UInt64) {
+        self.download = download
+        self.number = number
+    }
+
+    func transferDidReceive(head: ResponseHead) {
+        download.segment(number, didReceive: head.httpURLResponse)
+    }
+
+    func transferDidReceive(data: Data) {
+        download.segment(number, didReceive: data)
+    }
+
+    func transferDidSend(sent: Int64, expected: Int64?) {}
+
+    func transferDidComplete(failure: TransferFailure?) {
+        download.segment(number, didCompleteWith: failure)
+    }
+}
