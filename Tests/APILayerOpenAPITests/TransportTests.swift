@@ -15,7 +15,9 @@ import Validator
 /// over `APILayerTransport` on both engines, against DemoServer's inventory routes, with
 /// `TemplateValidationMiddleware` checking its answers against the templates imported from the
 /// same description.
-@Suite(.timeLimit(.minutes(2)))
+/// Holds the process gate shared: its calls park operations (token refresh), which a test that
+/// releases every parked operation of the process must not meet.
+@Suite(.timeLimit(.minutes(2)), .processGate(.shared))
 struct TransportTests {
     /// A client of a fresh realm, its scope and the templates' folder.
     struct Setup {
@@ -181,7 +183,7 @@ struct TransportTests {
 
 /// `APILayerTransport.send` on its own, for what the generated client cannot reach: the scope's
 /// retry policy and the prepare hook's timeouts.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .processGate(.shared))
 struct TransportSendTests {
     static func scope(_ engine: TestEngine, retries: RetryPolicy) async throws -> (APIScope, URL) {
         let server = try await TestServer.get()

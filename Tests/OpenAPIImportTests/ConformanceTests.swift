@@ -12,7 +12,9 @@ import Validator
 /// the same description (`InventoryAPI.swift`), against DemoServer's inventory routes: a
 /// conforming answer passes, an answer that breaks each kind of rule fails, and stubs answer
 /// from the same files.
-@Suite(.timeLimit(.minutes(2)))
+/// Holds the process gate shared: its calls park operations (token refresh), which a test that
+/// releases every parked operation of the process must not meet.
+@Suite(.timeLimit(.minutes(2)), .processGate(.shared))
 struct ConformanceTests {
     /// What the inventory API's items decode into.
     struct Item: Decodable, Sendable {
