@@ -24,13 +24,17 @@ final class TemplateNode: Sendable {
     let hasValueRules: Bool
     /// Whether the key may be absent or `null`.
     let isOptional: Bool
+    /// For an object, its number among the template's objects (0, 1, …): where a validation run
+    /// keeps what it learnt about the response objects checked against it. -1 otherwise.
+    let objectNumber: Int
 
-    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
+    init(shape: Shape, sample: JSONValue, rules: RuleSet, objectNumber: Int = -1) {
         self.shape = shape
         self.sample = sample
         self.rules = rules
         self.hasValueRules = rules.hasValueRules
         self.isOptional = rules.isOptional
+        self.objectNumber = objectNumber
     }
 
     /// The JSON type this node demands, or `nil` for `.any`.
