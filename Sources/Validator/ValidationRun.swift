@@ -152,13 +152,13 @@ struct ValidationRun {
             fail(.rule(.mustMatch), expected: node.sample.excerpt, actual: value.excerpt)
             if isDone { return }
         }
-        switch node.shape {
         // The rules are read in place from the node: a copy of the whole `RuleSet` per value
         // cost more than the checks.
+        switch node.expectedType {
         case .number: applyNumberRules(value, node)
         case .string: applyStringRules(value, node)
         case .array: applyArrayRules(value, node)
-        case .any, .boolean, .object: break
+        case .null, .boolean, .object, nil: break
         }
     }
 

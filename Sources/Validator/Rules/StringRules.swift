@@ -82,7 +82,7 @@ enum StringRules {
             suffix.utf8.withContiguousStorageIfAvailable { suffixBytes -> Bool in
                 guard let first = suffixBytes.first, first < 0x80, textBytes.count >= suffixBytes.count else { return false }
                 let boundary = textBytes.count - suffixBytes.count
-                guard UnsafeBufferPointer(rebasing: textBytes[boundary...]).elementsEqual(suffixBytes) else { return false }
+                guard Self.bytesEqual(textBytes.baseAddress! + boundary, suffixBytes.baseAddress!, suffixBytes.count) else { return false }
                 if boundary == 0 { return true }
                 let before = textBytes[boundary - 1]
                 return before < 0x80 && before != 0x0D
@@ -90,5 +90,21 @@ enum StringRules {
         }
         if settled == true { return true }
         return text.hasSuffix(suffix)
+    }
+
+    /// Whether the `count` bytes at `lhs` and at `rhs` are equal, compared eight at a time.
+    private static func bytesEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var position = 0
+        while position + 8 <= count {
+            let left = UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let right = UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            if left != right { return false }
+            position += 8
+        }
+        while position < count {
+            if lhs[position] != rhs[position] { return false }
+            position += 1
+        }
+        return true
     }
 }

@@ -35,19 +35,18 @@ final class TemplateNode: Sendable {
         self.hasValueRules = rules.hasValueRules
         self.isOptional = rules.isOptional
         self.objectNumber = objectNumber
-    }
-
-    /// The JSON type this node demands, or `nil` for `.any`.
-    var expectedType: JSONType? {
         switch shape {
-        case .any: return nil
-        case .boolean: return .boolean
-        case .number: return .number
-        case .string: return .string
-        case .array: return .array
-        case .object: return .object
+        case .any: expectedType = nil
+        case .boolean: expectedType = .boolean
+        case .number: expectedType = .number
+        case .string: expectedType = .string
+        case .array: expectedType = .array
+        case .object: expectedType = .object
         }
     }
+
+    /// The JSON type this node demands, or `nil` for `.any` (stored: it is read for every value).
+    let expectedType: JSONType?
 }
 
 /// A key of a template object, with the compiled template of its value.
