@@ -260,12 +260,13 @@ final class ScratchStack<Element> {
     }
 
     /// Pops every element from `start` on into an array of exactly their number.
+    ///
+    /// Reserved and appended to rather than `Array(unsafeUninitializedCapacity:)`, whose
+    /// allocation runs unspecialized in the standard library (a generic metadata lookup per array).
     func moveOut(from start: Int) -> [Element] {
-        let moved = count - start
-        let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: base + start, count: moved)
-            initialized = moved
-        }
+        var array: [Element] = []
+        array.reserveCapacity(count - start)
+        for position in start..<count { array.append((base + position).move()) }
         count = start
         return array
     }
