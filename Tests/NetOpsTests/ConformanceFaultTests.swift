@@ -9,7 +9,7 @@ import Testing
 /// bytes: answers without a body, broken framing, a server that closes or never reads, and
 /// cancellation at each point. Same outcome on both engines; every operation ends (the idle
 /// timeout is a backstop that would show up as a failed expectation, never a hang).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ConformanceFaultTests {
     /// A GET of `route` with a query of its own, so the server's log tells this request apart.
     static func operation(_ route: RawHTTPServer.Route, method: HTTPMethod = .get, on engine: TestEngine) async throws -> (DTO, URL) {
