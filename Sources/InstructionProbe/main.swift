@@ -1,5 +1,5 @@
 // `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
-// one variant of `apilayer bench engines` (nio-operation, nio-operation-queue, raw-ahc) and
+// one variant of `apilayer bench engines` (nio-operation, nio-operation-loop, raw-ahc) and
 // exits. It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load
 // of the machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry
 // point is synchronous. The instructions of one request are the difference of two runs with
@@ -13,14 +13,14 @@ import NetOpsNIO
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-queue|raw-ahc COUNT URL\n".utf8))
+    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-loop|raw-ahc COUNT URL\n".utf8))
     exit(2)
 }
 let variant = arguments[1]
 
 var loop = NIOEngineConfiguration(concurrency: 8)
 loop.completionDelivery = .eventLoop
-let session = NetworkSession.nio(configuration: variant == "nio-operation" ? loop : NIOEngineConfiguration(concurrency: 8))
+let session = NetworkSession.nio(configuration: variant == "nio-operation-loop" ? loop : NIOEngineConfiguration(concurrency: 8))
 var pool = HTTPClient.Configuration.ConnectionPool()
 pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
 let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: HTTPClient.Configuration(connectionPool: pool))
@@ -30,7 +30,7 @@ func sendOne() -> Bool {
     let done = DispatchSemaphore(value: 0)
     let succeeded = Locked(false)
     switch variant {
-    case "nio-operation", "nio-operation-queue":
+    case "nio-operation", "nio-operation-loop":
         let operation = DTO.get(url)
         operation.privateSession = session
         operation.onCompletion { operation in

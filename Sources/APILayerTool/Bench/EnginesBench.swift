@@ -36,7 +36,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-queue, raw-ahc, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
     )
     var onlyVariant: String?
 
@@ -49,8 +49,8 @@ struct EnginesBench: AsyncParsableCommand {
         let smallURL = base.appendingPathComponent("json")
         var onLoop = NIOEngineConfiguration(concurrency: 64)
         onLoop.completionDelivery = .eventLoop
-        let nioSession = NetworkSession.nio(configuration: onLoop)
-        let nioQueueSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+        let nioSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+        let nioLoopSession = NetworkSession.nio(configuration: onLoop)
         let urlConfiguration = NetworkSession.defaultConfiguration()
         urlConfiguration.httpMaximumConnectionsPerHost = 64
         let urlSession = NetworkSession(configuration: urlConfiguration)
@@ -67,9 +67,9 @@ struct EnginesBench: AsyncParsableCommand {
                 operation.privateSession = nioSession
                 operation.onCompletion { _ in done() }.start()
             },
-            EngineVariant(name: "nio-operation-queue") { done in
+            EngineVariant(name: "nio-operation-loop") { done in
                 let operation = DTO.get(smallURL)
-                operation.privateSession = nioQueueSession
+                operation.privateSession = nioLoopSession
                 operation.onCompletion { _ in done() }.start()
             },
             EngineVariant(name: "raw-ahc") { done in
@@ -100,7 +100,7 @@ struct EnginesBench: AsyncParsableCommand {
             rawURLSession.invalidateAndCancel()
             try await ahc.shutdown()
             try await nioSession.shutdownNIOEngine()
-            try await nioQueueSession.shutdownNIOEngine()
+            try await nioLoopSession.shutdownNIOEngine()
             return
         }
 
@@ -117,14 +117,14 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioQueue, rawAHC, rawURL) = (results[0], results[1], results[2], results[4])
+            let (nio, nioLoop, rawAHC, rawURL) = (results[0], results[1], results[2], results[4])
             figures.append(
                 BenchFigure(
                     name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
                     baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
             figures.append(
                 BenchFigure(
-                    name: "nio-queue-vs-ahc-c\(concurrency)", value: nioQueue.requestsPerSecond,
+                    name: "nio-loop-vs-ahc-c\(concurrency)", value: nioLoop.requestsPerSecond,
                     baseline: rawAHC.requestsPerSecond, unit: "req/s", target: nil))
             if concurrency == 64 {
                 figures.append(
@@ -137,7 +137,7 @@ struct EnginesBench: AsyncParsableCommand {
                         baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
                 figures.append(
                     BenchFigure(
-                        name: "nio-queue-cpu-per-request-c64", value: nioQueue.cpuMillisecondsPerRequest,
+                        name: "nio-loop-cpu-per-request-c64", value: nioLoop.cpuMillisecondsPerRequest,
                         baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: nil))
             }
         }
@@ -157,15 +157,15 @@ struct EnginesBench: AsyncParsableCommand {
 
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append(
-            "nio-vs-ahc = DataTaskOperation on the NIO engine with completionDelivery .eventLoop (where AsyncHTTPClient completes its own futures) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
+            "nio-vs-ahc = DataTaskOperation on the NIO engine (default completionDelivery .dispatchQueue) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
         )
-        notes.append("nio-queue = the same with the default completionDelivery .dispatchQueue (one hand-off to a dispatch queue per request)")
+        notes.append("nio-loop = the same with completionDelivery .eventLoop (operations end where AsyncHTTPClient completes its own futures)")
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
         rawURLSession.invalidateAndCancel()
         try await ahc.shutdown()
         try await nioSession.shutdownNIOEngine()
-        try await nioQueueSession.shutdownNIOEngine()
+        try await nioLoopSession.shutdownNIOEngine()
     }
 
     /// Runs every variant once per round, in turn, so drift in the machine's load hits all alike.
