@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `apilayer templates …` with template names that have folders (`issues/list-for-repo`).

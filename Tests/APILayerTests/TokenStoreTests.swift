@@ -1,5 +1,6 @@
 import APILayer
 import Foundation
+import TestSupport
 import Testing
 
 /// The file token store: permissions, atomic replacement, corruption, and crashes mid-write.

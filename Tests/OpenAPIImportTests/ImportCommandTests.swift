@@ -8,20 +8,8 @@ import Validator
 /// report, and that the templates pass `templates check` and pack into an archive.
 @Suite(.timeLimit(.minutes(2)))
 struct ImportCommandTests {
-    /// The `apilayer` executable built beside the tests.
-    static var tool: URL? {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent("apilayer")
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-            directory = directory.deletingLastPathComponent()
-        }
-        return nil
-    }
-
     static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
-        let tool = try #require(tool, "the apilayer executable is built beside the tests")
-        return try await runChildProcess(tool, arguments)
+        try await APILayerExecutable.run(arguments)
     }
 
     @Test func everyOperationWrittenExitsZeroAndTheTemplatesCheckAndPack() async throws {
