@@ -3,6 +3,14 @@
 /// The walk keeps no path while it runs: an error is recorded with an empty path, and each
 /// level appends its key or index to the errors its child added as the recursion unwinds. A
 /// valid response therefore costs no path bookkeeping at all; pointers are rendered at the end.
+///
+/// A response object is not searched key by key (each `members[key]` hashes the key with
+/// SipHash): the walk goes through its members once, in the dictionary's own order, and
+/// matches each member's key to the template's fields. The objects of an array, as the parser
+/// builds them, usually have the same keys in the same hash-table order, so the run remembers,
+/// per template object and member count (modulo 4: objects with an optional key or without it
+/// alternate), the keys it met in that order and the field each matched: a key equal to the
+/// remembered one (one compare, fast for the same string) needs no search.
 struct ValidationRun {
     /// An error whose path is being collected, innermost component first.
     private struct Pending {
@@ -12,13 +20,26 @@ struct ValidationRun {
         var actual: String
     }
 
+    /// The member keys of the last response object checked against one template object, in
+    /// that dictionary's order, with the field each matched (-1: none).
+    private struct KeyOrder {
+        var keys: [String] = []
+        var fields: [Int] = []
+    }
+
     let mask: ValidationMask
     let failFast: Bool
     private var pending: [Pending] = []
+    /// Per template object (by `TemplateNode.objectNumber`) and member count modulo 4, the order met last.
+    private var keyOrders: [KeyOrder]
+    /// For each field of the objects being walked (outermost first), the index of its member in
+    /// the response object, `nil` when absent.
+    private let found = ScratchStack<Dictionary<String, JSONValue>.Index?>()
 
-    init(mask: ValidationMask, failFast: Bool) {
+    init(mask: ValidationMask, failFast: Bool, objectCount: Int) {
         self.mask = mask
         self.failFast = failFast
+        keyOrders = Array(repeating: KeyOrder(), count: objectCount * 4)
     }
 
     /// Whether the walk should stop (fail-fast and an error is already recorded).
@@ -65,15 +86,18 @@ struct ValidationRun {
         case .object(let fields):
             guard case .object(let members) = value else { return }
             let checkKeys = mask.contains(topLevel ? .keys : .subEntityKeys)
-            for field in fields {
+            let start = found.count
+            defer { found.drop(from: start) }
+            findMembers(of: members, fields, node.objectNumber)
+            for position in fields.indices {
                 let before = pending.count
-                if let child = members[field.key] {
-                    validate(child, field.node, topLevel: false)
-                } else if checkKeys, !field.node.isOptional {
+                if let member = found.pointer(at: start + position).pointee {
+                    validate(members.values[member], fields[position].node, topLevel: false)
+                } else if checkKeys, !fields[position].node.isOptional {
                     fail(.key, expected: "present", actual: "absent")
                 }
                 if pending.count > before {
-                    attach(.key(field.key), from: before)
+                    attach(.key(fields[position].key), from: before)
                     if isDone { return }
                 }
             }
@@ -82,17 +106,59 @@ struct ValidationRun {
         }
     }
 
+    /// Pushes onto `found`, for each of `fields`, the index of its member in `members` (or `nil`).
+    private mutating func findMembers(of members: [String: JSONValue], _ fields: [TemplateField], _ objectNumber: Int) {
+        let start = found.count
+        for _ in fields { found.push(nil) }
+        // A response object with far more members than the template has fields: a lookup per
+        // field costs less than a walk through every member.
+        guard members.count <= 2 * fields.count + 8 else {
+            for (position, field) in fields.enumerated() {
+                found.pointer(at: start + position).pointee = members.index(forKey: field.key)
+            }
+            return
+        }
+        // Taken out while it is updated, so that the update happens in place.
+        let slot = objectNumber * 4 + members.count & 3
+        var order = keyOrders[slot]
+        keyOrders[slot] = KeyOrder()
+        var ordinal = 0
+        var member = members.startIndex
+        while member != members.endIndex {
+            let key = members.keys[member]
+            var field: Int
+            if ordinal < order.keys.count, order.keys[ordinal] == key {
+                field = order.fields[ordinal]
+            } else {
+                field = fields.firstIndex { $0.key == key } ?? -1
+                if ordinal < order.keys.count {
+                    order.keys[ordinal] = key
+                    order.fields[ordinal] = field
+                } else {
+                    order.keys.append(key)
+                    order.fields.append(field)
+                }
+            }
+            if field >= 0 { found.pointer(at: start + field).pointee = member }
+            members.formIndex(after: &member)
+            ordinal += 1
+        }
+        keyOrders[slot] = order
+    }
+
     /// Runs every rule of `node` on `value` (whose type may differ from the template's).
     private mutating func applyRules(_ value: JSONValue, _ node: TemplateNode) {
         if node.rules.mustMatch, !JSONEquality.equal(value, node.sample) {
             fail(.rule(.mustMatch), expected: node.sample.excerpt, actual: value.excerpt)
             if isDone { return }
         }
-        switch node.shape {
-        case .number: applyNumberRules(value, node.rules)
-        case .string: applyStringRules(value, node.rules)
-        case .array: applyArrayRules(value, node.rules)
-        case .any, .boolean, .object: break
+        // The rules are read in place from the node: a copy of the whole `RuleSet` per value
+        // cost more than the checks.
+        switch node.expectedType {
+        case .number: applyNumberRules(value, node)
+        case .string: applyStringRules(value, node)
+        case .array: applyArrayRules(value, node)
+        case .null, .boolean, .object, nil: break
         }
     }
 

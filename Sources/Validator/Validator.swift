@@ -35,7 +35,7 @@ public enum Validator {
     public static func validate(
         _ response: JSONValue, against template: Template, mask: ValidationMask = .all, failFast: Bool = false
     ) -> [ValidationError] {
-        var run = ValidationRun(mask: mask, failFast: failFast)
+        var run = ValidationRun(mask: mask, failFast: failFast, objectCount: template.objectCount)
         run.validate(response, template.root, topLevel: true)
         return run.errors
     }

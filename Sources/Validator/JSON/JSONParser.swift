@@ -40,12 +40,20 @@ extension JSONValue {
 /// An iterative RFC 8259 parser over a byte buffer: an explicit stack of open containers
 /// replaces recursion, so the depth limit is a policy, not a guard against stack overflow.
 ///
-/// Where the time goes (measured with callgrind on the validator bench document): hashing keys
-/// into dictionaries, allocating containers, and scanning strings. So the members of every open
-/// container wait on two shared scratch stacks (values; keys with their offsets), and a
-/// container is built only when it closes, at its final size: an object's dictionary is
-/// allocated once with room for all its keys and each key is hashed once (no rehashing as it
-/// grows), and an array is allocated once. Strings are scanned eight bytes at a time.
+/// Where the time goes (measured with callgrind on the validator bench document) decides the
+/// design; Docs/benchmarks.md has the figures.
+/// - The members of every open container wait on shared scratch stacks (values; keys with their
+///   offsets), moved in and out without reference counting, and a container is built once, at
+///   its final size, when it closes.
+/// - Objects of a shape seen before (the same keys in the same order, as API responses repeat
+///   them in every element of an array) are not hashed key by key: the parser keeps, per shape,
+///   a prototype dictionary from each key to its position, and builds the object with
+///   `mapValues` on it, which copies the prototype's hash table as it is (same buckets, same
+///   seed) and only fills in the values. A key is hashed once per shape, not once per object.
+/// - Keys and short strings are interned: a repeated one costs two word compares, not a
+///   validation and a new `String`; an interned key has a number that identifies the shape.
+/// - Strings are scanned eight bytes at a time; integers, and decimals with at most 15 digits
+///   and a small exponent, are converted without `strtod`.
 struct JSONParser {
     /// An array or object that is open while its members are parsed.
     private struct Frame {
@@ -62,16 +70,23 @@ struct JSONParser {
     /// The members parsed so far of every open container, innermost last. Values are moved in
     /// and out, never copied, so building a container costs no reference counting.
     private let values = ScratchStack<JSONValue>()
-    /// The keys parsed so far of every open object, innermost last, with their byte offsets.
-    private let keys = ScratchStack<String>()
-    private let keyOffsets = ScratchStack<Int>()
-    /// Short ASCII strings seen before (keys mostly), so that a repeated one is not validated
-    /// and built again. Direct-mapped: a collision replaces the entry.
-    private var interned = InternTable()
+    /// The keys parsed so far of every open object, innermost last.
+    private let keys = ScratchStack<PendingKey>()
+    /// Keys seen before, each with its number (for shapes).
+    private let keyTable: InternTable
+    /// Short string values seen before.
+    private let stringTable: InternTable
+    /// The object shapes seen before.
+    private let shapes: ShapeTable
 
     init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
+        // A small document gets small tables: their set-up is part of every parse.
+        let slots = InternTable.slots(forInputSize: bytes.count)
+        keyTable = InternTable(slots: slots)
+        stringTable = InternTable(slots: slots)
+        shapes = ShapeTable(slots: slots / 2)
     }
 
     /// Parses the whole buffer as one document followed only by whitespace.
@@ -85,6 +100,10 @@ struct JSONParser {
             }
             var completed: JSONValue
             switch bytes[index] {
+            case UInt8(ascii: "\""):
+                completed = .string(try parseString())
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                completed = try parseNumber()
             case UInt8(ascii: "{"):
                 guard stack.count < maxDepth else { throw fail(.tooDeep, "containers nested deeper than \(maxDepth) levels") }
                 index += 1
@@ -108,8 +127,6 @@ struct JSONParser {
                     stack.append(Frame(isObject: false, valueStart: values.count, keyStart: keys.count))
                     continue parsing
                 }
-            case UInt8(ascii: "\""):
-                completed = .string(try parseString())
             case UInt8(ascii: "t"):
                 try expectLiteral("true")
                 completed = .bool(true)
@@ -119,15 +136,13 @@ struct JSONParser {
             case UInt8(ascii: "n"):
                 try expectLiteral("null")
                 completed = .null
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-                completed = try parseNumber()
             default:
                 throw fail(.unexpectedByte, "expected a value, found \(describeByte(bytes[index]))")
             }
 
             // Push the completed value onto its parent's members; close every parent that ends here.
             while let frame = stack.last {
-                values.push(completed)
+                values.push(consume completed)
                 skipWhitespace()
                 guard index < bytes.count else {
                     throw fail(.unexpectedEnd, frame.isObject ? "input ended inside an object" : "input ended inside an array")
@@ -152,7 +167,7 @@ struct JSONParser {
                         throw fail(.unexpectedByte, "expected ',' or ']' after an array element, found \(describeByte(byte))")
                     }
                     index += 1
-                    completed = .array(closeArray(frame))
+                    completed = .array(values.moveOut(from: frame.valueStart))
                 }
                 stack.removeLast()
             }
@@ -164,31 +179,47 @@ struct JSONParser {
         }
     }
 
-    /// Builds the object of `frame` from the scratch stacks, at its final size, and pops its members.
+    // MARK: - Objects
+
+    /// Builds the object of `frame` from the scratch stacks and pops its members: from the
+    /// prototype of its shape when the shape was seen before, else key by key.
     private mutating func closeObject(_ frame: Frame) throws(JSONParseError) -> [String: JSONValue] {
         let count = values.count - frame.valueStart
+        guard count <= ShapeTable.maxKeys else { return try buildObject(frame, count) }
+        let hash = keys.shapeHash(from: frame.keyStart)
+        let slot = shapes.slot(for: hash)
+        guard shapes.matches(slot, hash: hash, keys: keys, from: frame.keyStart) else {
+            let object = try buildObject(frame, count)
+            // Remember the shape (its key numbers only, until it is seen a second time).
+            shapes.record(slot, hash: hash, keys: keys, from: frame.keyStart, count: count)
+            return object
+        }
+        let prototype = shapes.prototype(slot, keys: keys, from: frame.keyStart, count: count, names: keyTable.names)
+        let start = frame.valueStart
+        let values = self.values
+        let object = prototype.mapValues { position in values.take(start + position) }
+        values.dropTaken(from: start, taken: count)
+        keys.dropTaken(from: frame.keyStart, taken: count)
+        return object
+    }
+
+    /// Builds the object of `frame` key by key, at its final size, and pops its members.
+    private mutating func buildObject(_ frame: Frame, _ count: Int) throws(JSONParseError) -> [String: JSONValue] {
         var object = [String: JSONValue](minimumCapacity: count)
+        let names = keyTable.names
         for offset in 0..<count {
             let key = keys.take(frame.keyStart + offset)
-            if object.updateValue(values.take(frame.valueStart + offset), forKey: key) != nil {
+            if object.updateValue(values.take(frame.valueStart + offset), forKey: names[key.id]) != nil {
                 values.dropTaken(from: frame.valueStart, taken: offset + 1)
                 keys.dropTaken(from: frame.keyStart, taken: offset + 1)
-                index = keyOffsets[frame.keyStart + offset]
-                throw fail(.duplicateKey, "duplicate key \"\(key)\" in one object")
+                index = key.offset
+                throw fail(.duplicateKey, "duplicate key \"\(names[key.id])\" in one object")
             }
         }
         values.dropTaken(from: frame.valueStart, taken: count)
         keys.dropTaken(from: frame.keyStart, taken: count)
-        keyOffsets.dropTaken(from: frame.keyStart, taken: count)
         return object
     }
-
-    /// Builds the array of `frame` from the scratch stack, at its final size, and pops its elements.
-    private mutating func closeArray(_ frame: Frame) -> [JSONValue] {
-        values.moveOut(from: frame.valueStart)
-    }
-
-    // MARK: - Pieces
 
     /// Parses `"key" :` onto the key stack, leaving the index at the member's value.
     private mutating func parseKey() throws(JSONParseError) {
@@ -196,8 +227,23 @@ struct JSONParser {
         guard bytes[index] == UInt8(ascii: "\"") else {
             throw fail(.unexpectedByte, "expected a string key, found \(describeByte(bytes[index]))")
         }
-        keyOffsets.push(index)
-        keys.push(try parseString())
+        let offset = index
+        index += 1
+        let start = index
+        let ascii = try scanPlainRun()
+        if bytes[index] == UInt8(ascii: "\""), index - start <= InternTable.maxLength {
+            let entry = keyTable.probe(bytes, start, index)
+            if let id = keyTable.hitID(entry) {
+                keys.push(PendingKey(id: id, offset: offset))
+            } else {
+                if !ascii { try validateUTF8(from: start, to: index) }
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                keys.push(PendingKey(id: keyTable.insert(entry, string), offset: offset))
+            }
+            index += 1
+        } else {
+            keys.push(PendingKey(id: keyTable.name(try finishString(start: start, ascii: ascii)), offset: offset))
+        }
         skipWhitespace()
         guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended where ':' was expected") }
         guard bytes[index] == UInt8(ascii: ":") else {
@@ -206,6 +252,9 @@ struct JSONParser {
         index += 1
     }
 
+    // MARK: - Scalars
+
+    @inline(__always)
     private mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
@@ -242,6 +291,7 @@ struct JSONParser {
         // Accumulate as a negative magnitude so that Int.min fits.
         var magnitude = 0
         var overflow = false
+        let integerStart = index
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) {
@@ -259,27 +309,56 @@ struct JSONParser {
                 index += 1
             }
         }
+        let integerDigits = index - integerStart
         var isInteger = true
+        var fractionStart = index
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
+            fractionStart = index
             guard index < bytes.count, isDigit(bytes[index]) else {
                 throw fail(.invalidNumber, "expected a digit after the decimal point")
             }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        let fractionDigits = index - fractionStart
+        var exponent = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             isInteger = false
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            var exponentNegative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                exponentNegative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
             guard index < bytes.count, isDigit(bytes[index]) else {
                 throw fail(.invalidNumber, "expected a digit in the exponent")
             }
-            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            while index < bytes.count, isDigit(bytes[index]) {
+                // Only small exponents take the fast path below; a larger one just has to stay large.
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[index] &- UInt8(ascii: "0")) }
+                index += 1
+            }
+            if exponentNegative { exponent = -exponent }
         }
         if isInteger, !overflow {
             if negative { return .int(magnitude) }
             if magnitude != Int.min { return .int(-magnitude) }
+        }
+        // Fast path (Clinger): at most 15 significant digits and a power of ten up to 10^22 are
+        // both exact in a Double, so one multiplication or division rounds correctly, exactly as
+        // strtod would.
+        if integerDigits + fractionDigits <= 15 {
+            var significand = UInt64(-magnitude)
+            for position in fractionStart..<(fractionStart + fractionDigits) {
+                significand = significand * 10 + UInt64(bytes[position] &- UInt8(ascii: "0"))
+            }
+            let scale = exponent - fractionDigits
+            if scale >= -22, scale <= 22 {
+                let value = Double(significand)
+                let scaled = scale >= 0 ? value * Self.powersOfTen[scale] : value / Self.powersOfTen[-scale]
+                return .double(negative ? -scaled : scaled)
+            }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else {
@@ -290,69 +369,90 @@ struct JSONParser {
         return .double(value)
     }
 
-    /// Parses a string at the index (the opening quote), returning its decoded value.
+    /// 10^0 through 10^22, each exact in a `Double`.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { power, _ in power * 10 }
+    }
+
+    // MARK: - Strings
+
+    /// Parses a string value at the index (the opening quote), returning its decoded value.
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
+        let ascii = try scanPlainRun()
+        guard bytes[index] == UInt8(ascii: "\""), index - start <= InternTable.maxLength else {
+            return try finishString(start: start, ascii: ascii)
+        }
+        let entry = stringTable.probe(bytes, start, index)
+        // A hit has the bytes of a string validated before.
+        if let interned = stringTable.hit(entry) {
+            index += 1
+            return interned.string
+        }
+        if !ascii { try validateUTF8(from: start, to: index) }
+        let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        stringTable.insertValue(entry, string)
+        index += 1
+        return string
+    }
+
+    /// Advances the index to the first quote or backslash of the string being scanned, and
+    /// answers whether the bytes passed are all ASCII. Throws at a raw control character or at
+    /// the end of the input.
+    ///
+    /// Eight bytes at a time: a word without a special byte (a quote, a backslash, a control
+    /// character, or a non-ASCII byte while the run is ASCII so far) is skipped whole, else the
+    /// scan jumps to its first special byte. The last few bytes of the input go one by one.
+    @inline(__always)
+    private mutating func scanPlainRun() throws(JSONParseError) -> Bool {
         var ascii = true
-        // Fast path: no escapes. Eight bytes at a time: a word without a special byte (a quote,
-        // a backslash, a control character or a non-ASCII byte) is skipped whole, else the scan
-        // jumps to its first special byte. The last few bytes of the input go one by one.
         let base = UnsafeRawPointer(bytes.baseAddress!)
         while true {
             if index + 8 <= bytes.count {
-                let special = Self.specialBytes(base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                let special = ascii ? Self.specialBytes(word) : Self.stopBytes(word)
                 if special == 0 {
                     index += 8
                     continue
                 }
                 index += special.trailingZeroBitCount >> 3
             } else if index >= bytes.count {
-                break
+                throw fail(.unexpectedEnd, "input ended inside a string")
             }
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let run = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                if !ascii { try validateUTF8(from: start, to: index) }
-                index += 1
-                if ascii, run.count <= InternTable.maxLength { return interned.string(for: run) }
-                return String(decoding: run, as: UTF8.self)
-            }
-            if byte == UInt8(ascii: "\\") { break }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { return ascii }
             if byte < 0x20 { throw fail(.controlCharacter, "raw control character \(describeByte(byte)) in a string") }
             if byte >= 0x80 { ascii = false }
             index += 1
         }
-        guard index < bytes.count else { throw fail(.unexpectedEnd, "input ended inside a string") }
-        if !ascii { try validateUTF8(from: start, to: index) }
+    }
 
-        // Slow path: decode escapes into a byte buffer.
+    /// Finishes a string whose plain run from `start` stopped at the index, at a backslash or
+    /// at the closing quote (a string too long to intern): decodes escapes into a byte buffer.
+    private mutating func finishString(start: Int, ascii: Bool) throws(JSONParseError) -> String {
+        if !ascii { try validateUTF8(from: start, to: index) }
+        if bytes[index] == UInt8(ascii: "\"") {
+            index += 1
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), as: UTF8.self)
+        }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(index - start + 16)
         buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-        var runStart = index
-        ascii = true
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                if index > runStart {
-                    if !ascii { try validateUTF8(from: runStart, to: index) }
-                    buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                }
-                ascii = true
-                if byte == UInt8(ascii: "\"") {
-                    index += 1
-                    return String(decoding: buffer, as: UTF8.self)
-                }
-                try parseEscape(into: &buffer)
-                runStart = index
-                continue
+        while true {
+            // At a backslash.
+            try parseEscape(into: &buffer)
+            let runStart = index
+            let runASCII = try scanPlainRun()
+            if index > runStart {
+                if !runASCII { try validateUTF8(from: runStart, to: index) }
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
             }
-            if byte < 0x20 { throw fail(.controlCharacter, "raw control character \(describeByte(byte)) in a string") }
-            if byte >= 0x80 { ascii = false }
-            index += 1
+            if bytes[index] == UInt8(ascii: "\"") {
+                index += 1
+                return String(decoding: buffer, as: UTF8.self)
+            }
         }
-        throw fail(.unexpectedEnd, "input ended inside a string")
     }
 
     /// Decodes the escape at the index (a backslash) and appends its UTF-8 bytes.
@@ -484,6 +584,13 @@ struct JSONParser {
     /// the word XORed with each special byte; its borrows can only mark bytes after a true one).
     @inline(__always)
     private static func specialBytes(_ word: UInt64) -> UInt64 {
+        stopBytes(word) | word & 0x8080_8080_8080_8080
+    }
+
+    /// As `specialBytes`, without non-ASCII bytes: the scan of a run known to be non-ASCII
+    /// (validated as UTF-8 afterwards) stops only where the string's grammar has something to say.
+    @inline(__always)
+    private static func stopBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -491,7 +598,7 @@ struct JSONParser {
         let hasQuote = (quote &- ones) & ~quote
         let hasBackslash = (backslash &- ones) & ~backslash
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highs
+        return (hasQuote | hasBackslash | hasControl) & highs
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {
@@ -510,118 +617,5 @@ struct JSONParser {
     private func hex(_ value: UInt32, width: Int = 4) -> String {
         let digits = String(value, radix: 16, uppercase: true)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-}
-
-/// A direct-mapped cache of short ASCII strings by their bytes: JSON repeats its keys (and many
-/// short values) in every object, and a hit costs two word compares instead of validating and
-/// building a new `String`.
-struct InternTable {
-    /// The longest string kept: two 64-bit words.
-    static let maxLength = 16
-    private static let slots = 512
-
-    private struct Entry {
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        var length = -1
-        var string = ""
-    }
-
-    private var entries: [Entry] = []
-
-    /// The string of the ASCII bytes `run` (at most `maxLength`), from the table when it is there.
-    mutating func string(for run: UnsafeBufferPointer<UInt8>) -> String {
-        let count = run.count
-        let raw = UnsafeRawPointer(run.baseAddress!)
-        // The run is followed by its closing quote, so whole words are read only when they stay
-        // inside the run; the tail is read byte by byte.
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        if count >= 8 {
-            low = raw.loadUnaligned(as: UInt64.self)
-            if count == 16 {
-                high = raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            } else {
-                for offset in 8..<count { high |= UInt64(run[offset]) << ((offset - 8) * 8) }
-            }
-        } else {
-            for offset in 0..<count { low |= UInt64(run[offset]) << (offset * 8) }
-        }
-        if entries.isEmpty { entries = Array(repeating: Entry(), count: Self.slots) }
-        let mixed = (low ^ (high &* 0x9E37_79B9_7F4A_7C15) ^ UInt64(count)) &* 0xFF51_AFD7_ED55_8CCD
-        let slot = Int(truncatingIfNeeded: mixed >> 55) & (Self.slots - 1)
-        if entries[slot].length == count, entries[slot].low == low, entries[slot].high == high {
-            return entries[slot].string
-        }
-        let string = String(decoding: run, as: UTF8.self)
-        entries[slot] = Entry(low: low, high: high, length: count, string: string)
-        return string
-    }
-}
-
-/// A stack of values in one growing buffer, whose elements are moved in and out (never copied):
-/// the parser's scratch space for the members of open containers.
-///
-/// Elements `0..<count` are initialized. A caller that `take`s elements must then drop them
-/// with `dropTaken`, which deinitializes those it did not take.
-final class ScratchStack<Element> {
-    private var base: UnsafeMutablePointer<Element>
-    private var capacity: Int
-    /// How many elements are on the stack.
-    private(set) var count = 0
-
-    init(capacity: Int = 64) {
-        self.capacity = capacity
-        base = UnsafeMutablePointer<Element>.allocate(capacity: capacity)
-    }
-
-    deinit {
-        base.deinitialize(count: count)
-        base.deallocate()
-    }
-
-    /// Pushes `element`.
-    @inline(__always)
-    func push(_ element: Element) {
-        if count == capacity { grow() }
-        (base + count).initialize(to: element)
-        count += 1
-    }
-
-    /// A copy of the element at `position`.
-    subscript(position: Int) -> Element { base[position] }
-
-    /// Moves the element at `position` out, leaving its slot uninitialized.
-    @inline(__always)
-    func take(_ position: Int) -> Element {
-        (base + position).move()
-    }
-
-    /// Pops every element from `start` on, of which the first `taken` were taken already.
-    func dropTaken(from start: Int, taken: Int) {
-        let rest = start + taken
-        if rest < count { (base + rest).deinitialize(count: count - rest) }
-        count = start
-    }
-
-    /// Pops every element from `start` on into an array of exactly their number.
-    func moveOut(from start: Int) -> [Element] {
-        let moved = count - start
-        let array = [Element](unsafeUninitializedCapacity: moved) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: base + start, count: moved)
-            initialized = moved
-        }
-        count = start
-        return array
-    }
-
-    private func grow() {
-        let larger = capacity * 2
-        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: larger)
-        newBase.moveInitialize(from: base, count: count)
-        base.deallocate()
-        base = newBase
-        capacity = larger
     }
 }

@@ -2,14 +2,14 @@ extension ValidationRun {
     /// The string rules. Lengths count Swift `Character`s (extended grapheme clusters): `"é"`
     /// is one whether composed or decomposed, a flag emoji is one. `hasSuffix` and
     /// `matchWithOneOf` compare with Swift's canonical-equivalence `String` semantics.
-    mutating func applyStringRules(_ value: JSONValue, _ rules: RuleSet) {
+    mutating func applyStringRules(_ value: JSONValue, _ node: TemplateNode) {
         guard case .string(let text) = value else {
             for (rule, present) in [
-                (Rule.equalInLength, rules.exactLength != nil),
-                (.lengthMustBeEqualOrGreaterThan, rules.minLength != nil),
-                (.lengthMustBeEqualOrLessThan, rules.maxLength != nil),
-                (.hasSuffix, rules.suffix != nil),
-                (.matchWithOneOf, rules.oneOf != nil),
+                (Rule.equalInLength, node.rules.exactLength != nil),
+                (.lengthMustBeEqualOrGreaterThan, node.rules.minLength != nil),
+                (.lengthMustBeEqualOrLessThan, node.rules.maxLength != nil),
+                (.hasSuffix, node.rules.suffix != nil),
+                (.matchWithOneOf, node.rules.oneOf != nil),
             ] where present {
                 fail(.rule(rule), expected: "a string", actual: value.typedDescription)
             }
@@ -24,19 +24,19 @@ extension ValidationRun {
             counted = count
             return count
         }
-        if let exact = rules.exactLength, length() != exact {
+        if let exact = node.rules.exactLength, length() != exact {
             fail(.rule(.equalInLength), expected: "length \(exact)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let minimum = rules.minLength, text.utf8.count < minimum || length() < minimum {
+        if let minimum = node.rules.minLength, text.utf8.count < minimum || length() < minimum {
             fail(.rule(.lengthMustBeEqualOrGreaterThan), expected: "length >= \(minimum)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let maximum = rules.maxLength, text.utf8.count > maximum, length() > maximum {
+        if let maximum = node.rules.maxLength, text.utf8.count > maximum, length() > maximum {
             fail(.rule(.lengthMustBeEqualOrLessThan), expected: "length <= \(maximum)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let suffix = rules.suffix, !StringRules.hasSuffix(text, suffix) {
+        if let suffix = node.rules.suffix, !StringRules.hasSuffix(text, suffix) {
             fail(.rule(.hasSuffix), expected: "a string ending with \(JSONValue.string(suffix).excerpt)", actual: value.excerpt)
         }
-        if let choices = rules.oneOf, !choices.contains(text) {
+        if let choices = node.rules.oneOf, !choices.contains(text) {
             fail(.rule(.matchWithOneOf), expected: "one of \(JSONValue.array(choices.map(JSONValue.string)).excerpt)", actual: value.excerpt)
         }
     }
@@ -48,27 +48,63 @@ enum StringRules {
     /// byte is one Character).
     static func characterCount(_ text: String) -> Int {
         let utf8 = text.utf8
-        for byte in utf8 where byte >= 0x80 || byte == 0x0D {
-            return text.count
-        }
-        return utf8.count
+        let simple =
+            utf8.withContiguousStorageIfAvailable { bytes in
+                // Eight bytes at a time: a byte >= 0x80 has its high bit set; a CR is a zero
+                // byte of the word XORed with 0x0D in every byte.
+                let ones: UInt64 = 0x0101_0101_0101_0101
+                let highs: UInt64 = 0x8080_8080_8080_8080
+                var position = 0
+                if let base = bytes.baseAddress {
+                    let raw = UnsafeRawPointer(base)
+                    while position + 8 <= bytes.count {
+                        let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                        let carriageReturns = word ^ (ones &* 0x0D)
+                        if (word | (carriageReturns &- ones) & ~carriageReturns) & highs != 0 { return false }
+                        position += 8
+                    }
+                }
+                while position < bytes.count {
+                    if bytes[position] >= 0x80 || bytes[position] == 0x0D { return false }
+                    position += 1
+                }
+                return true
+            } ?? !utf8.contains { $0 >= 0x80 || $0 == 0x0D }
+        return simple ? utf8.count : text.count
     }
 
     /// `text.hasSuffix(suffix)`: a byte comparison when it settles the answer, Swift's
     /// Character-based, canonical-equivalence comparison otherwise.
     static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
-        let textBytes = text.utf8
-        let suffixBytes = suffix.utf8
         // Identical trailing bytes, starting right after an ASCII byte other than CR (which
         // always ends a grapheme cluster here) or at the start of the text, are a suffix.
-        if let first = suffixBytes.first, first < 0x80, textBytes.count >= suffixBytes.count,
-            textBytes.suffix(suffixBytes.count).elementsEqual(suffixBytes)
-        {
-            let boundary = textBytes.index(textBytes.endIndex, offsetBy: -suffixBytes.count)
-            if boundary == textBytes.startIndex { return true }
-            let before = textBytes[textBytes.index(before: boundary)]
-            if before < 0x80, before != 0x0D { return true }
+        let settled = text.utf8.withContiguousStorageIfAvailable { textBytes in
+            suffix.utf8.withContiguousStorageIfAvailable { suffixBytes -> Bool in
+                guard let first = suffixBytes.first, first < 0x80, textBytes.count >= suffixBytes.count else { return false }
+                let boundary = textBytes.count - suffixBytes.count
+                guard Self.bytesEqual(textBytes.baseAddress! + boundary, suffixBytes.baseAddress!, suffixBytes.count) else { return false }
+                if boundary == 0 { return true }
+                let before = textBytes[boundary - 1]
+                return before < 0x80 && before != 0x0D
+            }
         }
+        if settled == true { return true }
         return text.hasSuffix(suffix)
+    }
+
+    /// Whether the `count` bytes at `lhs` and at `rhs` are equal, compared eight at a time.
+    private static func bytesEqual(_ lhs: UnsafePointer<UInt8>, _ rhs: UnsafePointer<UInt8>, _ count: Int) -> Bool {
+        var position = 0
+        while position + 8 <= count {
+            let left = UnsafeRawPointer(lhs).loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let right = UnsafeRawPointer(rhs).loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            if left != right { return false }
+            position += 8
+        }
+        while position < count {
+            if lhs[position] != rhs[position] { return false }
+            position += 1
+        }
+        return true
     }
 }

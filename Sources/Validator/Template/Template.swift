@@ -11,6 +11,8 @@ public struct Template: Sendable {
     /// The template's JSON, as given.
     public let json: JSONValue
     let root: TemplateNode
+    /// How many objects the compiled template has.
+    let objectCount: Int
 
     /// Compiles a template.
     /// - Throws: `InvalidTemplateError` listing every template error (see `Validator.checkTemplate`).
@@ -20,6 +22,7 @@ public struct Template: Sendable {
         guard compiler.errors.isEmpty else { throw InvalidTemplateError(errors: compiler.errors) }
         self.json = json
         self.root = root
+        self.objectCount = compiler.objectCount
     }
 
     /// Parses and compiles a template from its JSON bytes.

@@ -24,26 +24,29 @@ final class TemplateNode: Sendable {
     let hasValueRules: Bool
     /// Whether the key may be absent or `null`.
     let isOptional: Bool
+    /// For an object, its number among the template's objects (0, 1, …): where a validation run
+    /// keeps what it learnt about the response objects checked against it. -1 otherwise.
+    let objectNumber: Int
 
-    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
+    init(shape: Shape, sample: JSONValue, rules: RuleSet, objectNumber: Int = -1) {
         self.shape = shape
         self.sample = sample
         self.rules = rules
         self.hasValueRules = rules.hasValueRules
         self.isOptional = rules.isOptional
-    }
-
-    /// The JSON type this node demands, or `nil` for `.any`.
-    var expectedType: JSONType? {
+        self.objectNumber = objectNumber
         switch shape {
-        case .any: return nil
-        case .boolean: return .boolean
-        case .number: return .number
-        case .string: return .string
-        case .array: return .array
-        case .object: return .object
+        case .any: expectedType = nil
+        case .boolean: expectedType = .boolean
+        case .number: expectedType = .number
+        case .string: expectedType = .string
+        case .array: expectedType = .array
+        case .object: expectedType = .object
         }
     }
+
+    /// The JSON type this node demands, or `nil` for `.any` (stored: it is read for every value).
+    let expectedType: JSONType?
 }
 
 /// A key of a template object, with the compiled template of its value.

@@ -52,6 +52,62 @@ import Validator
         #expect(try JSONValue(parsing: document.serialized()) == document)
     }
 
+    /// Objects built from a shape seen before (the same keys in the same order) equal objects
+    /// built key by key: key orders, long and escaped keys, values of every type, and a
+    /// duplicate key after many objects of one shape.
+    @Test func objectsOfARepeatedShape() throws {
+        var elements: [String] = []
+        for index in 0..<300 {
+            let value = ["\(index)", "\"s\(index)\"", "null", "[\(index)]", "{\"n\": \(index)}", "true", "\(index).5"][index % 7]
+            elements.append(#"{"a": \#(value), "b": \#(index), "c": "x"}"#)
+            elements.append(#"{"c": "y", "b": \#(index), "a": \#(value)}"#)
+            elements.append(#"{"a long key of more than sixteen bytes": \#(index), "esc\u0061ped": \#(value), "a": 1}"#)
+            elements.append(#"{"a": \#(index)}"#)
+        }
+        let text = "[" + elements.joined(separator: ", ") + "]"
+        let parsed = try JSONValue(parsing: text)
+        guard case .array(let objects) = parsed else {
+            Issue.record("not an array: \(parsed)")
+            return
+        }
+        #expect(objects.count == 1_200)
+        for (index, element) in elements.enumerated() {
+            // Alone, each object is the first of its shape: built key by key.
+            #expect(objects[index] == (try JSONValue(parsing: element)))
+        }
+        #expect(objects[2] == .object(["a long key of more than sixteen bytes": .int(0), "escaped": .int(0), "a": .int(1)]))
+
+        let duplicate = String(repeating: #"{"a": 1, "b": 2},"#, count: 50) + #"{"a": 1, "a": 2}"#
+        let error = #expect(throws: JSONParseError.self) { try JSONValue(parsing: "[" + duplicate + "]") }
+        #expect(error?.kind == .duplicateKey)
+        #expect(error?.offset == 1 + 50 * 17 + 9)
+    }
+
+    /// Decimals converted without strtod (at most 15 digits, exponents up to 22) give exactly
+    /// the `Double` that `Double(String)` gives, around the limits of the fast path too.
+    @Test func decimalsMatchDoubleParsing() throws {
+        var texts = [
+            "0.1", "0.0", "0.30000000000000004", "123456789012345.0", "1234567890123456.5", "9007199254740993.0", "1e22", "1e23", "1.5e-22",
+            "1.5e-23", "4.9e-324", "1.7976931348623157e308", "123456789012345e-22", "0.000000000000001", "2.5E+3", "7.25e0",
+        ]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let digits = Int.random(in: 1...17, using: &generator)
+            let mantissa = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 0...digits, using: &generator)
+            var text = String(mantissa.prefix(point)) + "." + String(mantissa.dropFirst(point))
+            if text.hasPrefix(".") { text = "0" + text }
+            if text.hasSuffix(".") { text += "0" }
+            while text.count > 1, text.hasPrefix("0"), !text.hasPrefix("0.") { text.removeFirst() }
+            if Bool.random(using: &generator) { text += "e\(Int.random(in: -30...30, using: &generator))" }
+            texts.append(text)
+        }
+        for text in texts {
+            #expect(try JSONValue(parsing: text) == .double(Double(text)!), "\(text)")
+            #expect(try JSONValue(parsing: "-" + text) == .double(Double("-" + text)!), "-\(text)")
+        }
+    }
+
     struct DuplicateCase: Sendable, CustomTestStringConvertible {
         let text: String
         let offset: Int
