@@ -31,7 +31,7 @@ struct SegmentPlanTests {
     }
 
     @Test func segmentsFollowOneAnotherAndTheCallerSeesOneWholeResponse() throws {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         #expect(plan.firstRequest == .range(first: 0, last: 9, ifRange: nil))
         let head = try #require(Self.forwarded(plan.received(response: Self.partial(0, 9, of: 25), of: 0)))
         #expect(head.statusCode == 200)
@@ -51,7 +51,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aCallerOffsetIsAnsweredWithA206ToTheEnd() throws {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: Self.etag)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: Self.etag, readsAhead: false)
         #expect(plan.firstRequest == .range(first: 7, last: 16, ifRange: Self.etag))
         let head = try #require(Self.forwarded(plan.received(response: Self.partial(7, 16, of: 30), of: 0)))
         #expect(head.statusCode == 206)
@@ -60,7 +60,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aServerWithoutRangesPassesThrough() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         let whole = Self.response(200, ["Content-Length": "25"])
         #expect(plan.received(response: whole, of: 0) == .forwardResponse(whole))
         #expect(plan.received(count: 25, of: 0) == .forwardData)
@@ -86,7 +86,7 @@ struct SegmentPlanTests {
 
     /// Segments that cannot be proven to belong together: the caller's request goes out once, whole.
     @Test(arguments: unprovable) func anUnprovableFirstSegmentFallsBackToOneRequest(_ testCase: UnprovableCase) {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         var headers = testCase.headers
         if !testCase.contentRange.isEmpty { headers["Content-Range"] = testCase.contentRange }
         #expect(plan.received(response: Self.response(206, headers), of: 0) == .send(.whole(withoutRange: false), number: 1, cancelCurrent: true))
@@ -99,13 +99,13 @@ struct SegmentPlanTests {
     }
 
     @Test func anEmptyResourceIsAskedForWhole() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         let unsatisfiable = Self.response(416, ["Content-Range": "bytes */0"])
         #expect(plan.received(response: unsatisfiable, of: 0) == .send(.whole(withoutRange: false), number: 1, cancelCurrent: true))
     }
 
     @Test func aChangeBetweenSegmentsStartsOverFromByteZero() throws {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         _ = plan.received(count: 10, of: 0)
         _ = plan.completed(nil, of: 0)
@@ -121,7 +121,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aResumedCallerWhoseResourceChangedGetsTheWholeNewVersion() throws {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: Self.etag)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: Self.etag, readsAhead: false)
         let changed = Self.response(200, ["ETag": #""v2""#, "Accept-Ranges": "bytes"])
         #expect(plan.received(response: changed, of: 0) == .send(.range(first: 0, last: 9, ifRange: nil), number: 1, cancelCurrent: true))
         let head = try #require(Self.forwarded(plan.received(response: Self.partial(0, 9, of: 25, ["ETag": #""v2""#]), of: 1)))
@@ -130,7 +130,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aMismatchedContentRangeCountsAsAChange() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         _ = plan.received(count: 10, of: 0)
         _ = plan.completed(nil, of: 0)
@@ -140,7 +140,7 @@ struct SegmentPlanTests {
     }
 
     @Test func afterTheLastRestartTheNewestVersionComesWhole() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         var number: UInt64 = 0
         for _ in 0..<SegmentPlan.maximumRestarts {
             _ = plan.received(response: Self.partial(0, 9, of: 25), of: number)
@@ -164,7 +164,7 @@ struct SegmentPlanTests {
     }
 
     @Test func anErrorStatusMidDownloadFailsTheTransfer() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         _ = plan.received(count: 10, of: 0)
         _ = plan.completed(nil, of: 0)
@@ -177,7 +177,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aShortSegmentFailsTheTransfer() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         _ = plan.received(count: 6, of: 0)
         guard case .complete(.connectionLost, cancelCurrent: false) = plan.completed(nil, of: 0) else {
@@ -187,7 +187,7 @@ struct SegmentPlanTests {
     }
 
     @Test func aTransportFailureIsPassedOn() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         _ = plan.received(count: 4, of: 0)
         let lost = TransferFailure.connectionLost("reset")
@@ -195,7 +195,7 @@ struct SegmentPlanTests {
     }
 
     @Test func cancelEndsTheTransferWithCancelledEvenWhenTheSegmentFinished() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
         let first = plan.cancel()
         let second = plan.cancel()
@@ -208,10 +208,77 @@ struct SegmentPlanTests {
     }
 
     @Test func eventsOfAnotherRequestAreIgnored() {
-        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil, readsAhead: false)
         #expect(plan.received(response: Self.partial(0, 9, of: 25), of: 3) == .none)
         #expect(plan.received(count: 10, of: 3) == .none)
         #expect(plan.completed(nil, of: 3) == .none)
+    }
+
+    // MARK: Reading ahead
+
+    @Test func halfwayThroughASegmentTheNextIsAskedForAndItsEventsAreHeldThenReplayed() throws {
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        let head = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
+        #expect(head != .none)
+        #expect(plan.received(count: 4, of: 0) == .forwardData, "less than half: nothing ahead yet")
+        #expect(plan.received(count: 2, of: 0) == .forwardDataAndSendAhead(.range(first: 10, last: 19, ifRange: Self.etag), number: 1))
+        #expect(plan.ahead == 1)
+        // The request ahead answers while the current one still streams: held, in order.
+        #expect(plan.received(response: Self.partial(10, 19, of: 25), of: 1) == .hold)
+        #expect(plan.received(count: 3, of: 1) == .hold)
+        #expect(plan.received(count: 4, of: 0) == .forwardData, "only one request is ahead at a time")
+        #expect(plan.completed(nil, of: 0) == .replayHeld(number: 1))
+        #expect(plan.current == 1)
+        #expect(plan.ahead == nil)
+        // Replayed as the current request's events.
+        #expect(plan.received(response: Self.partial(10, 19, of: 25), of: 1) == .none)
+        #expect(plan.received(count: 3, of: 1) == .forwardData)
+        #expect(plan.received(count: 3, of: 1) == .forwardDataAndSendAhead(.range(first: 20, last: 24, ifRange: Self.etag), number: 2))
+        #expect(plan.received(count: 4, of: 1) == .forwardData)
+        // The last segment completed before the current one ended: its completion is held too.
+        #expect(plan.received(response: Self.partial(20, 24, of: 25), of: 2) == .hold)
+        #expect(plan.received(count: 5, of: 2) == .hold)
+        #expect(plan.completed(nil, of: 2) == .hold)
+        #expect(plan.completed(nil, of: 1) == .replayHeld(number: 2))
+        #expect(plan.received(response: Self.partial(20, 24, of: 25), of: 2) == .none)
+        #expect(plan.received(count: 5, of: 2) == .forwardData, "no segment after the last")
+        #expect(plan.completed(nil, of: 2) == .complete(nil, cancelCurrent: false))
+        #expect(plan.requestsSent == 3)
+    }
+
+    @Test func cancelStopsHoldingTheRequestAhead() {
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
+        _ = plan.received(count: 5, of: 0)
+        #expect(plan.ahead == 1)
+        let cancelled = plan.cancel()
+        #expect(cancelled)
+        #expect(plan.received(response: Self.partial(10, 19, of: 25), of: 1) == .none)
+        #expect(plan.completed(.cancelled, of: 1) == .none)
+        #expect(plan.completed(.cancelled, of: 0) == .complete(.cancelled, cancelCurrent: false))
+    }
+
+    @Test func aFailingSegmentEndsTheTransferAndTheRequestAheadIsDropped() {
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
+        _ = plan.received(count: 5, of: 0)
+        #expect(plan.received(count: 2, of: 1) == .hold)
+        let lost = TransferFailure.connectionLost("reset")
+        #expect(plan.completed(lost, of: 0) == .complete(lost, cancelCurrent: false))
+        #expect(plan.ahead == nil)
+        #expect(plan.received(count: 2, of: 1) == .none)
+        #expect(plan.completed(nil, of: 1) == .none)
+    }
+
+    @Test func aChangeSeenInTheRequestAheadStartsOverWithANewerNumber() throws {
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: nil, callerValidator: nil)
+        _ = plan.received(response: Self.partial(0, 9, of: 25), of: 0)
+        _ = plan.received(count: 10, of: 0)
+        let changed = Self.response(200, ["Accept-Ranges": "bytes", "ETag": #""v2""#, "Content-Length": "25"])
+        #expect(plan.received(response: changed, of: 1) == .hold)
+        #expect(plan.completed(nil, of: 0) == .replayHeld(number: 1))
+        #expect(plan.received(response: changed, of: 1) == .send(.range(first: 0, last: 9, ifRange: nil), number: 2, cancelCurrent: true))
+        #expect(plan.received(count: 25, of: 1) == .none, "the replaced request's events are ignored")
     }
 
     @Test(

@@ -13,6 +13,12 @@ import FoundationNetworking
 /// bounds what can pile up to one segment. Each event is a `mutating func` that returns what to
 /// do; `SegmentedDownload` performs it outside its lock.
 ///
+/// Reading ahead: once half of a segment has arrived, the request for the next one is sent, so
+/// that its round trip (the server's time to the first byte, making the task) overlaps the rest
+/// of the current segment instead of following it. The events of that request are held
+/// (`.hold`) until the current segment ends, then replayed in order as the current request's
+/// (`.replayHeld`). At most one request is ahead, so at most one segment is held.
+///
 /// Races and answers it resolves:
 /// - events of a request that was replaced or cancelled arrive late: every request has a number
 ///   (`current`) and events of any other number are ignored;
@@ -47,9 +53,18 @@ struct SegmentPlan {
         case forwardResponse(HTTPURLResponse)
         /// Pass the body chunk to the caller.
         case forwardData
-        /// Cancel the request in flight (when there is one) and send `request` as number `number`.
+        /// Pass the body chunk to the caller, and send `request` as number `number`, the request
+        /// read ahead (the current one goes on).
+        case forwardDataAndSendAhead(Request, number: UInt64)
+        /// Keep the event (of the request read ahead) until `replayHeld`.
+        case hold
+        /// The request read ahead became the current one: feed its held events back, in order.
+        case replayHeld(number: UInt64)
+        /// Cancel every older request in flight (when `cancelCurrent`) and send `request` as
+        /// number `number`.
         case send(Request, number: UInt64, cancelCurrent: Bool)
-        /// Cancel the request in flight (when `cancelCurrent`) and end the transfer with `failure`.
+        /// End the transfer with `failure`, cancelling the request in flight when
+        /// `cancelCurrent` (and the one read ahead, always).
         case complete(TransferFailure?, cancelCurrent: Bool)
     }
 
@@ -66,6 +81,8 @@ struct SegmentPlan {
 
     /// The length of every segment but the last.
     let segmentLength: Int64
+    /// Whether the next segment is asked for while the current one is halfway.
+    let readsAhead: Bool
     /// The first byte the caller asked for (`Range: bytes=N-`), 0 without a `Range`.
     let callerOffset: Int64
     /// True when the caller's request carried a `Range` (it then expects a 206).
@@ -76,6 +93,10 @@ struct SegmentPlan {
     private var phase = Phase.probing
     /// The number of the request whose events count.
     private(set) var current: UInt64 = 0
+    /// The number of the request read ahead, whose events are held; nil when there is none.
+    private(set) var ahead: UInt64?
+    /// The number given to the latest request sent.
+    private var issued: UInt64 = 0
     /// The first byte the caller is told about: `callerOffset`, or 0 after a restart.
     private var offset: Int64
     /// True once a restart means the caller gets the whole body again, as a 200.
@@ -97,8 +118,9 @@ struct SegmentPlan {
 
     /// A plan for a caller asking for everything (`callerOffset` nil) or from `callerOffset` on
     /// (validated by `callerValidator`).
-    init(segmentLength: Int64, callerOffset: Int64?, callerValidator: String?) {
+    init(segmentLength: Int64, callerOffset: Int64?, callerValidator: String?, readsAhead: Bool = true) {
         self.segmentLength = max(1, segmentLength)
+        self.readsAhead = readsAhead
         self.callerOffset = callerOffset ?? 0
         callerAskedRange = callerOffset != nil
         self.callerValidator = callerValidator
@@ -115,6 +137,7 @@ struct SegmentPlan {
 
     /// The response head of request `number` arrived.
     mutating func received(response: HTTPURLResponse, of number: UInt64) -> Action {
+        if isAhead(number) { return .hold }
         guard number == current, !cancelled else { return .none }
         switch phase {
         case .done:
@@ -130,12 +153,20 @@ struct SegmentPlan {
 
     /// A body chunk of `count` bytes of request `number` arrived.
     mutating func received(count: Int, of number: UInt64) -> Action {
+        if isAhead(number) { return .hold }
         guard number == current, !cancelled else { return .none }
         switch phase {
         case .passingThrough:
             return .forwardData
         case .segmenting:
             received += Int64(count)
+            let length = last - next + 1
+            if readsAhead, ahead == nil, received * 2 >= length, last + 1 < total, received <= length {
+                issued &+= 1
+                requestsSent += 1
+                ahead = issued
+                return .forwardDataAndSendAhead(nextSegment, number: issued)
+            }
             return .forwardData
         case .probing, .done:
             return .none
@@ -144,9 +175,11 @@ struct SegmentPlan {
 
     /// Request `number` ended (nil: its whole response arrived).
     mutating func completed(_ failure: TransferFailure?, of number: UInt64) -> Action {
+        if isAhead(number) { return .hold }
         guard number == current, phase != .done else { return .none }
         if cancelled {
             phase = .done
+            ahead = nil
             return .complete(.cancelled, cancelCurrent: false)
         }
         if phase == .segmenting, failure == nil {
@@ -160,11 +193,30 @@ struct SegmentPlan {
                 phase = .done
                 return .complete(nil, cancelCurrent: false)
             }
-            let first = last + 1
-            return send(.range(first: first, last: min(first + segmentLength, total) - 1, ifRange: validator), cancelCurrent: false)
+            if let ahead {
+                // The next segment is on its way already: it becomes the current request.
+                current = ahead
+                self.ahead = nil
+                received = 0
+                sentIfRange = validator != nil
+                return .replayHeld(number: current)
+            }
+            return send(nextSegment, cancelCurrent: false)
         }
         phase = .done
+        ahead = nil
         return .complete(failure, cancelCurrent: false)
+    }
+
+    /// Whether events of request `number` are held: it was read ahead and is still wanted.
+    private func isAhead(_ number: UInt64) -> Bool {
+        number == ahead && !cancelled && phase == .segmenting
+    }
+
+    /// The request for the segment after the one in flight.
+    private var nextSegment: Request {
+        let first = last + 1
+        return .range(first: first, last: min(first + segmentLength, total) - 1, ifRange: validator)
     }
 
     /// The caller cancelled: true when the request in flight must be cancelled (its completion
@@ -181,7 +233,11 @@ struct SegmentPlan {
     // MARK: Answers
 
     private mutating func send(_ request: Request, cancelCurrent: Bool) -> Action {
-        current &+= 1
+        // A request read ahead is dropped (the owner cancels every older request when
+        // `cancelCurrent`; a plain next segment is only sent when none is ahead).
+        ahead = nil
+        issued &+= 1
+        current = issued
         requestsSent += 1
         received = 0
         if case let .range(_, _, ifRange) = request {

@@ -12,14 +12,27 @@ import FoundationNetworking
 /// answer of the server means is `SegmentPlan`'s decision; this class holds the plan under a lock,
 /// starts and cancels the URLSession tasks outside it, and forwards events. Every event arrives on
 /// the engine's serial callback queue, so forwarding keeps their order.
+///
+/// While the next segment is read ahead, its events are kept here (at most one segment's bytes)
+/// and fed back through the plan when it becomes the current request.
 final class SegmentedDownload: TransferHandle, @unchecked Sendable {
     /// Starts a data task for a request whose events go to the given handler.
     typealias TaskStarter = @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
 
+    /// An event of the request read ahead, kept until it becomes the current request.
+    private enum HeldEvent {
+        case response(HTTPURLResponse)
+        case data(Data)
+        case completion(TransferFailure?)
+    }
+
     private struct State {
         var plan: SegmentPlan
-        /// The task of request number `number`, once it was made.
-        var task: (number: UInt64, task: any TransferHandle)?
+        /// The tasks made and not yet known to be over or dropped (the current request's and the
+        /// one read ahead), by request number.
+        var tasks: [(number: UInt64, task: any TransferHandle)] = []
+        /// The events of the request read ahead, in order.
+        var held: [HeldEvent] = []
     }
 
     private let request: URLRequest
@@ -65,65 +78,107 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
     }
 
     func cancel() {
-        let task = state.withLock { state -> (any TransferHandle)? in
-            guard state.plan.cancel() else { return nil }
-            return state.task?.task
+        let tasks = state.withLock { state -> [any TransferHandle] in
+            guard state.plan.cancel() else { return [] }
+            state.held = []
+            return state.tasks.map(\.task)
         }
         // A task still being made is cancelled by `send` when it sees the plan cancelled.
-        task?.cancel()
+        for task in tasks { task.cancel() }
     }
 
     // MARK: Events of the segments' tasks
 
     fileprivate func segment(_ number: UInt64, didReceive response: HTTPURLResponse) {
-        perform(state.withLock { $0.plan.received(response: response, of: number) }, data: nil)
+        perform(receive(.response(response), of: number), data: nil)
     }
 
     fileprivate func segment(_ number: UInt64, didReceive data: Data) {
-        perform(state.withLock { $0.plan.received(count: data.count, of: number) }, data: data)
+        perform(receive(.data(data), of: number), data: data)
     }
 
     fileprivate func segment(_ number: UInt64, didCompleteWith failure: TransferFailure?) {
-        perform(state.withLock { $0.plan.completed(failure, of: number) }, data: nil)
+        perform(receive(.completion(failure), of: number), data: nil)
+    }
+
+    /// Hands `event` of request `number` to the plan, and keeps it when the plan says to hold it.
+    private func receive(_ event: HeldEvent, of number: UInt64) -> SegmentPlan.Action {
+        state.withLock { state in
+            let action: SegmentPlan.Action
+            switch event {
+            case let .response(response): action = state.plan.received(response: response, of: number)
+            case let .data(data): action = state.plan.received(count: data.count, of: number)
+            case let .completion(failure): action = state.plan.completed(failure, of: number)
+            }
+            if action == .hold { state.held.append(event) }
+            return action
+        }
     }
 
     // MARK: Actions
 
     private func perform(_ action: SegmentPlan.Action, data: Data?) {
         switch action {
-        case .none:
+        case .none, .hold:
             return
         case let .forwardResponse(response):
             events.transferDidReceive(response: response)
         case .forwardData:
             if let data { events.transferDidReceive(data: data) }
-        case let .send(next, number, cancelCurrent):
-            if cancelCurrent { cancelTask(before: number) }
+        case let .forwardDataAndSendAhead(next, number):
+            if let data { events.transferDidReceive(data: data) }
             send(next, number: number)
-        case let .complete(failure, cancelCurrent):
-            if cancelCurrent { cancelTask(before: .max) }
+        case let .replayHeld(number):
+            replay(number)
+        case let .send(next, number, cancelCurrent):
+            if cancelCurrent { cancelTasks(before: number) }
+            send(next, number: number)
+        case let .complete(failure, _):
+            // The request read ahead, if any, is not wanted any more either.
+            cancelTasks(before: .max)
             events.transferDidComplete(failure: failure)
         }
     }
 
-    /// Cancels the task of a request older than `number` (its late events are ignored).
-    private func cancelTask(before number: UInt64) {
-        let task = state.withLock { state -> (any TransferHandle)? in
-            guard let current = state.task, current.number < number else { return nil }
-            state.task = nil
-            return current.task
+    /// Feeds the held events of request `number`, now the current one, back through the plan, in
+    /// order, as if they arrived now (they arrived on the same serial queue, so no newer event
+    /// of that request can overtake them).
+    private func replay(_ number: UInt64) {
+        let held = state.withLock { state -> [HeldEvent] in
+            defer { state.held = [] }
+            return state.held
         }
-        task?.cancel()
+        for event in held {
+            switch event {
+            case let .response(response): segment(number, didReceive: response)
+            case let .data(data): segment(number, didReceive: data)
+            case let .completion(failure): segment(number, didCompleteWith: failure)
+            }
+        }
+    }
+
+    /// Cancels the tasks of requests older than `number` (their late events are ignored) and
+    /// drops what was held of them.
+    private func cancelTasks(before number: UInt64) {
+        let tasks = state.withLock { state -> [any TransferHandle] in
+            let old = state.tasks.filter { $0.number < number }.map(\.task)
+            state.tasks.removeAll { $0.number < number }
+            state.held = []
+            return old
+        }
+        for task in tasks { task.cancel() }
     }
 
     /// Makes and starts the task of request `number` (outside the lock: making a task waits for
     /// FoundationNetworking's shared queue), then records it, or cancels it when the caller
-    /// cancelled meanwhile.
+    /// cancelled meanwhile or the plan no longer wants it.
     private func send(_ next: SegmentPlan.Request, number: UInt64) {
         let task = startTask(urlRequest(for: next), SegmentEvents(download: self, number: number))
         let cancelNow = state.withLock { state -> Bool in
-            guard state.plan.current == number else { return true }
-            state.task = (number, task)
+            guard state.plan.current == number || state.plan.ahead == number else { return true }
+            // Requests older than the current one are over: forget their tasks.
+            state.tasks.removeAll { $0.number < state.plan.current }
+            state.tasks.append((number, task))
             return state.plan.isCancelled
         }
         if cancelNow { task.cancel() }
