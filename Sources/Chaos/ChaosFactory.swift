@@ -1,4 +1,5 @@
 import APILayer
+import DemoServer
 import Foundation
 import Logging
 import NetOps
@@ -98,6 +99,13 @@ final class ChaosFactory: Sendable {
             let state = finished.stateDescription
             if let download = finished as? DownloadOperation, finished.state == .successFinished {
                 ledger.expectFile(download.destination.lastPathComponent)
+                if let size = Self.payloadSize(of: route) {
+                    // Read here, in the completion, outside every lock of the run.
+                    let file = try? Data(contentsOf: download.destination)
+                    if file != Data(DemoPayload.bytes(offset: 0, length: size)) {
+                        ledger.recordCorruptFile("\(fullLabel): \(file?.count ?? -1) bytes that are not the \(size)-byte payload")
+                    }
+                }
             }
             ledger.completed(id, operation: finished, state: state)
             logger.debug("\(fullLabel): \(state)\(finished.error.map { " — \($0)" } ?? "") \(String(describing: finished))")
@@ -214,6 +222,16 @@ final class ChaosFactory: Sendable {
         case 82..<90: return "status/500"
         default: return "drip?bytes=30&interval=0.02"
         }
+    }
+
+    /// The size of the payload a download route serves from byte 0 (`bytes/N`, `norange/N`, with or
+    /// without a rate), or nil for a route whose body is not that payload.
+    static func payloadSize(of route: String) -> Int? {
+        let path = route.prefix { $0 != "?" }
+        for prefix in ["bytes/", "norange/"] where path.hasPrefix(prefix) {
+            return Int(path.dropFirst(prefix.count))
+        }
+        return nil
     }
 
     static func bytes(_ count: Int) -> Data {

@@ -20,6 +20,7 @@ final class ChaosLedger: @unchecked Sendable {
     private var liveIndex: [ObjectIdentifier: Int] = [:]
     private var events = 0
     private var expectedFiles: Set<String> = []
+    private var corruptFiles: [String] = []
 
     /// Records `operation` and returns its id.
     func register(_ operation: Operation, label: String, topLevel: Bool) -> Int {
@@ -51,6 +52,11 @@ final class ChaosLedger: @unchecked Sendable {
     /// A download succeeded: its file named `name` belongs in the download folder.
     func expectFile(_ name: String) {
         lock.withLock { _ = expectedFiles.insert(name) }
+    }
+
+    /// A successful download's file is not the payload its route serves.
+    func recordCorruptFile(_ line: String) {
+        lock.withLock { corruptFiles.append(line) }
     }
 
     /// The names in `listing` that no successful download accounts for.
@@ -90,7 +96,8 @@ final class ChaosLedger: @unchecked Sendable {
     /// Fills the counting figures of `report` and lists up to 50 stuck or leaked operations.
     func fill(_ report: inout ChaosReport, leakCheck: Bool) {
         lock.withLock {
-            var lines: [String] = []
+            var lines: [String] = corruptFiles.prefix(20).map { "corrupt download: \($0)" }
+            report.corruptFiles = corruptFiles.count
             for entry in entries {
                 if entry.topLevel {
                     report.ops += 1

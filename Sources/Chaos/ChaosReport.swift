@@ -15,6 +15,8 @@ public struct ChaosReport: Sendable, Codable, Equatable {
     public var leaked = 0
     /// Files left in the download folder: hidden partial files, or files of downloads that failed.
     public var tempFilesLeft = 0
+    /// Successful downloads of a known payload whose file is not byte-identical to it.
+    public var corruptFiles = 0
     /// Wall-clock seconds of the run.
     public var seconds = 0.0
     /// Sub-operations started by groups (checked like the top-level ones).
@@ -24,15 +26,16 @@ public struct ChaosReport: Sendable, Codable, Equatable {
     /// One line per stuck or leaked operation (at most 50).
     public var stuck: [String] = []
 
-    /// True when nothing hung, completed twice, leaked or was left behind.
+    /// True when nothing hung, completed twice, leaked, was left behind or was corrupt.
     public var isClean: Bool {
-        hung == 0 && doubleCompletions == 0 && leaked == 0 && tempFilesLeft == 0 && final == ops
+        hung == 0 && doubleCompletions == 0 && leaked == 0 && tempFilesLeft == 0 && corruptFiles == 0 && final == ops
     }
 
     enum CodingKeys: String, CodingKey {
         case ops, final, hung, leaked, seconds, states, stuck
         case doubleCompletions = "double-completions"
         case tempFilesLeft = "temp-files-left"
+        case corruptFiles = "corrupt-files"
         case subOperations = "sub-operations"
     }
 
@@ -51,7 +54,8 @@ public struct ChaosReport: Sendable, Codable, Equatable {
     public var summary: String {
         var lines = [
             "ops \(ops), final \(final), hung \(hung), double-completions \(doubleCompletions), "
-                + "leaked \(leaked), temp-files-left \(tempFilesLeft), sub-operations \(subOperations), "
+                + "leaked \(leaked), temp-files-left \(tempFilesLeft), corrupt-files \(corruptFiles), "
+                + "sub-operations \(subOperations), "
                 + String(format: "%.1f s", seconds),
             "states: " + states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
         ]

@@ -29,6 +29,7 @@ struct ChaosRunTests {
         #expect(report.doubleCompletions == 0, "\(report.stuck)")
         #expect(report.leaked == 0, "\(report.stuck)")
         #expect(report.tempFilesLeft == 0, "\(report.stuck)")
+        #expect(report.corruptFiles == 0, "\(report.stuck)")
         #expect(report.isClean, "\(report.summary)")
         // Every operation ended one way or another. (Which ways is not asserted: under
         // ThreadSanitizer the run is so slow that deadlines and agitators end nearly all.)
@@ -48,7 +49,7 @@ struct ChaosRunTests {
         report.ops = 3
         report.final = 3
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
-        for key in ["ops", "final", "hung", "double-completions", "leaked", "temp-files-left", "seconds"] {
+        for key in ["ops", "final", "hung", "double-completions", "leaked", "temp-files-left", "corrupt-files", "seconds"] {
             #expect(object[key] != nil, "missing \(key)")
         }
         #expect(report.isClean)
