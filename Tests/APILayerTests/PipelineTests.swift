@@ -112,6 +112,27 @@ struct PipelineTests {
         }
     }
 
+    /// The scope's response size limit reaches every call: a longer body fails at the transport
+    /// stage, before it is parsed.
+    @Test func aResponseLongerThanTheScopesLimitFailsTheCall() async throws {
+        let server = try await TestServer.get()
+        #expect(APIScope.Configuration().maximumResponseBytes == 64 << 20)
+        let scope = APIScope(name: "pipeline-limit")
+        scope.configure { $0.maximumResponseBytes = 20 }
+        try await withFacade(scope: scope, baseURL: server.baseURL, templates: ["json": projectTemplate]) {
+            let error = await apiError { () async throws(APIError) -> Project in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
+            #expect(error?.stageName == "transport")
+            guard case let .transport(failure)? = error?.stage, case let .transport(code, _) = failure.kind else {
+                Issue.record("expected a transport error, got \(String(describing: error))")
+                return
+            }
+            #expect(code == BaseOperation.responseBodyTooLargeCode)
+        }
+        let adopted = DTO.get(server.baseURL)
+        scope.adopt(adopted)
+        #expect(adopted.maximumResponseBodyBytes == 20)
+    }
+
     @Test func completionStyleReturnsTheOperation() async throws {
         let server = try await TestServer.get()
         try await withFacade(baseURL: server.baseURL, templates: ["json": projectTemplate]) {

@@ -112,6 +112,7 @@ extension APIManager {
         }
         if let session = configuration.session { made.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
+        made.maximumResponseBodyBytes = configuration.maximumResponseBytes
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
             made.interceptor = ScopedAuthentication(
                 coordinator: coordinator, placement: placement,

@@ -2,7 +2,7 @@ import NetOps
 
 extension APIScope {
     /// Makes `operation`, built outside the recipe, one of this API's operations: it runs in the
-    /// API's session (engine), with the API's retry policy and redaction, and carries the API's
+    /// API's session (engine), with the API's retry policy, redaction and response size limit, and carries the API's
     /// token on the API's origins only, so a 401 from any number of them at once costs one
     /// refresh and each is replayed with the fresh token.
     ///
@@ -23,6 +23,7 @@ extension APIScope {
         if let session = configuration.session { operation.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
         operation.redaction = configuration.redaction
+        operation.maximumResponseBodyBytes = configuration.maximumResponseBytes
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.interceptor = ScopedAuthentication(
                 coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins)

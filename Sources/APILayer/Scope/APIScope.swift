@@ -65,6 +65,14 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// What log lines, `cURLDescription`, span attributes and error texts of this API hide:
         /// the standard credential headers and parameters, plus what the API adds.
         public var redaction: Redaction
+        /// The longest response body a call keeps in memory (64 MiB unless set; nil: no limit).
+        /// A longer one fails the call with `NetOpsError.Kind.transport(code:
+        /// BaseOperation.responseBodyTooLargeCode, …)` before it is parsed, whatever the server
+        /// sends; see `BaseOperation.maximumResponseBodyBytes`.
+        public var maximumResponseBytes: Int64? = Configuration.defaultMaximumResponseBytes
+
+        /// The default of `maximumResponseBytes`: 64 MiB.
+        public static let defaultMaximumResponseBytes: Int64 = 64 << 20
 
         /// A configuration; every part has a default.
         public init(

@@ -155,6 +155,11 @@ extension BaseOperation {
                     storage.response = response
                     storage.progress.totalBytesToReceive = announced
                 }
+                if let tooLarge = bodyLimitErrorLocked(forLength: storage.progress.totalBytesToReceive ?? 0) {
+                    storage.error = tooLarge
+                    apply({ $0.abort() }, to: &effects)
+                    return
+                }
                 try sink.prepare(expectedLength: announced)
                 storage.progress.bytesReceived = sink.bytesKept
             } catch {
@@ -168,6 +173,11 @@ extension BaseOperation {
         withEffects { effects in
             guard isCurrent(attempt) else { return }
             storage.lastActivity = .now()
+            if let tooLarge = bodyLimitErrorLocked(forLength: sink.bytesKept + Int64(data.count)) {
+                storage.error = tooLarge
+                apply({ $0.abort() }, to: &effects)
+                return
+            }
             do {
                 try sink.append(data)
                 storage.progress.bytesReceived = sink.bytesKept

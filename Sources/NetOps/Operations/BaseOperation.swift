@@ -56,6 +56,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var acceptableStatusCodes = BaseOperation.successStatusCodes
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
+        var maximumResponseBodyBytes: Int64?
         var lastActivity = DispatchTime.now()
         var workingSince: DispatchTime?
         var workedSeconds: Double = 0

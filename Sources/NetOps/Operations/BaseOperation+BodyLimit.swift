@@ -1,0 +1,30 @@
+import Foundation
+
+extension BaseOperation {
+    /// The code of the error an operation ends with when its response body is longer than
+    /// `maximumResponseBodyBytes`: Foundation's "data length exceeds maximum"
+    /// (`NSURLErrorDataLengthExceedsMaximum`).
+    public static let responseBodyTooLargeCode = -1103
+
+    /// The most bytes of response body the operation keeps in memory, or nil (the default) for
+    /// no limit.
+    ///
+    /// A body announced longer (`Content-Length`) or found longer as it arrives ends the operation
+    /// at once with `NetOpsError.Kind.transport(code: BaseOperation.responseBodyTooLargeCode, …)`:
+    /// the transfer is cancelled, what arrived is dropped, and the operation is not retried.
+    /// Memory stays bounded by the limit whatever the server sends. A `DownloadOperation` writes
+    /// to a file and is not limited.
+    public var maximumResponseBodyBytes: Int64? {
+        get { withLock { storage.maximumResponseBodyBytes } }
+        set { withLock { storage.maximumResponseBodyBytes = newValue.map { max(0, $0) } } }
+    }
+
+    /// The error for a body of at least `length` bytes when it exceeds the limit kept in memory,
+    /// else nil. Call with the lock held.
+    func bodyLimitErrorLocked(forLength length: Int64) -> NetOpsError? {
+        guard let limit = storage.maximumResponseBodyBytes, sink is MemorySink, length > limit else { return nil }
+        return NetOpsError(
+            .transport(code: Self.responseBodyTooLargeCode, reason: "the response body is longer than the limit of \(limit) bytes"),
+            url: currentURL)
+    }
+}
