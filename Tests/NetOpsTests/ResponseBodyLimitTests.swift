@@ -19,7 +19,7 @@ struct ResponseBodyLimitTests {
         let operation = DTO.get(try await TestServer.url("bytes/5000")).on(engine)
         operation.maximumResponseBodyBytes = 4_999
         operation.retryPolicy = .standard
-        try? await operation.run()
+        _ = try? await operation.run()
         #expect(operation.state == .failedFinished)
         #expect(Self.isTooLarge(operation.error), "\(String(describing: operation.error))")
         #expect(operation.receivedData.isEmpty, "what arrived is dropped")
@@ -38,7 +38,7 @@ struct ResponseBodyLimitTests {
     func anUnannouncedBodyFailsWhenItPassesTheLimit(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("chunked/300000")).on(engine)
         operation.maximumResponseBodyBytes = 100_000
-        try? await operation.run()
+        _ = try? await operation.run()
         #expect(operation.state == .failedFinished)
         #expect(Self.isTooLarge(operation.error), "\(String(describing: operation.error))")
         #expect(operation.receivedData.isEmpty)
