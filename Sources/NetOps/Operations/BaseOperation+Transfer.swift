@@ -33,6 +33,9 @@ extension BaseOperation {
 
         var attemptRequest = request
         storage.requestedOffset = 0
+        // Late chunks of an earlier transfer are refused from here on, before the length kept
+        // (where a `Range` resumes) is read.
+        (sink as? FileSink)?.admit(storage.attempt &+ 1)
         let kept = sink.bytesKept
         if kept > 0 {
             if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
@@ -170,6 +173,10 @@ extension BaseOperation {
     }
 
     func attempt(_ attempt: UInt64, didReceive data: Data) {
+        if let file = sink as? FileSink {
+            self.attempt(attempt, didReceive: data, into: file)
+            return
+        }
         withEffects { effects in
             guard isCurrent(attempt) else { return }
             storage.lastActivity = .now()
@@ -186,6 +193,30 @@ extension BaseOperation {
                 storage.error = fileError(error)
                 apply({ $0.abort() }, to: &effects)
             }
+        }
+    }
+
+    /// A chunk for a file: written outside the operation's lock (the sink refuses it when the
+    /// transfer is no longer the one it admits), then counted under the lock if the transfer is
+    /// still the current one.
+    private func attempt(_ attempt: UInt64, didReceive data: Data, into file: FileSink) {
+        let kept: Int64?
+        do {
+            kept = try file.write(data, of: attempt)
+        } catch {
+            withEffects { effects in
+                guard isCurrent(attempt) else { return }
+                storage.error = fileError(error)
+                apply({ $0.abort() }, to: &effects)
+            }
+            return
+        }
+        guard let kept else { return }
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            storage.lastActivity = .now()
+            storage.progress.bytesReceived = kept
+            effects.progress = progressReportLocked()
         }
     }
 

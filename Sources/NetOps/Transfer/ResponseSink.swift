@@ -1,6 +1,9 @@
 import Foundation
 
-/// Where a response body goes as it arrives. A sink is used only under its operation's lock.
+/// Where a response body goes as it arrives.
+///
+/// `MemorySink` is used only under its operation's lock. `FileSink` has a lock of its own and
+/// takes its chunks outside the operation's lock, so no file write ever holds it (see `FileSink`).
 ///
 /// A sink can keep what arrived across a suspension (`bytesKept`) so the transfer resumes with a
 /// `Range` request, or start over (`reset`) when the server sends the whole body again.
@@ -59,68 +62,5 @@ final class MemorySink: ResponseSink {
     func discard() {
         data = Data()
         announced = nil
-    }
-}
-
-/// Streams the body into a hidden partial file beside the destination and renames it into
-/// place when the body is complete, so the destination is never seen half-written.
-final class FileSink: ResponseSink {
-    let destination: URL
-    let partialURL: URL
-    private var handle: FileHandle?
-    private(set) var bytesKept: Int64 = 0
-
-    init(destination: URL) {
-        self.destination = destination
-        let directory = destination.deletingLastPathComponent()
-        partialURL = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
-    }
-
-    private func openHandle() throws -> FileHandle {
-        if let handle { return handle }
-        let manager = FileManager.default
-        try manager.createDirectory(at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !manager.fileExists(atPath: partialURL.path) {
-            guard manager.createFile(atPath: partialURL.path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: partialURL.path])
-            }
-        }
-        let opened = try FileHandle(forWritingTo: partialURL)
-        try opened.seekToEnd()
-        handle = opened
-        return opened
-    }
-
-    func prepare(expectedLength: Int64?) throws {
-        _ = try openHandle()
-    }
-
-    func append(_ chunk: Data) throws {
-        try openHandle().write(contentsOf: chunk)
-        bytesKept += Int64(chunk.count)
-    }
-
-    func reset() throws {
-        let handle = try openHandle()
-        try handle.truncate(atOffset: 0)
-        bytesKept = 0
-    }
-
-    func commit() throws {
-        let handle = try openHandle()
-        try handle.close()
-        self.handle = nil
-        // rename(2) replaces an existing destination atomically.
-        guard rename(partialURL.path, destination.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: reason])
-        }
-    }
-
-    func discard() {
-        try? handle?.close()
-        handle = nil
-        try? FileManager.default.removeItem(at: partialURL)
-        bytesKept = 0
     }
 }
