@@ -14,39 +14,35 @@ struct ResponseBodyLimitTests {
         return code == BaseOperation.responseBodyTooLargeCode && reason.contains("limit")
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aBodyAnnouncedLongerThanTheLimitFails(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("bytes/5000")).on(engine)
-        operation.maximumResponseBodyBytes = 4_999
+    /// Runs a GET of `path` on `engine` with `limit`.
+    static func fetch(_ path: String, limit: Int64, on engine: TestEngine) async throws -> DataTaskOperation {
+        let operation = DTO.get(try await TestServer.url(path)).on(engine)
+        operation.maximumResponseBodyBytes = limit
         operation.retryPolicy = .standard
         _ = try? await operation.run()
+        return operation
+    }
+
+    /// Checks that `operation` failed with the body-too-large error and kept nothing.
+    static func expectTooLarge(_ operation: DataTaskOperation) {
         #expect(operation.state == .failedFinished)
-        #expect(Self.isTooLarge(operation.error), "\(String(describing: operation.error))")
+        #expect(isTooLarge(operation.error), "\(String(describing: operation.error))")
+        #expect(operation.attemptsMade == 1, "not retried")
         #expect(operation.receivedData.isEmpty, "what arrived is dropped")
     }
 
+    /// `Content-Length` announces the body: one byte over the limit fails, the limit itself passes.
     @Test(arguments: TestEngine.allCases)
-    func aBodyOfExactlyTheLimitArrives(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("bytes/5000")).on(engine)
-        operation.maximumResponseBodyBytes = 5_000
-        try await operation.run()
-        #expect(operation.receivedData.count == 5_000)
+    func aBodyAnnouncedLongerThanTheLimitFails(_ engine: TestEngine) async throws {
+        Self.expectTooLarge(try await Self.fetch("bytes/5000", limit: 4_999, on: engine))
+        #expect(try await Self.fetch("bytes/5000", limit: 5_000, on: engine).receivedData.count == 5_000)
     }
 
     /// Chunked, no `Content-Length`: the limit is found as the bytes arrive.
     @Test(arguments: TestEngine.allCases)
     func anUnannouncedBodyFailsWhenItPassesTheLimit(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("chunked/300000")).on(engine)
-        operation.maximumResponseBodyBytes = 100_000
-        _ = try? await operation.run()
-        #expect(operation.state == .failedFinished)
-        #expect(Self.isTooLarge(operation.error), "\(String(describing: operation.error))")
-        #expect(operation.receivedData.isEmpty)
-        // The same body within the limit arrives whole.
-        let within = DTO.get(try await TestServer.url("chunked/300000")).on(engine)
-        within.maximumResponseBodyBytes = 300_000
-        try await within.run()
-        #expect(within.receivedData.count == 300_000)
+        Self.expectTooLarge(try await Self.fetch("chunked/300000", limit: 100_000, on: engine))
+        #expect(try await Self.fetch("chunked/300000", limit: 300_000, on: engine).receivedData.count == 300_000)
     }
 
     /// A download goes to a file: the in-memory limit does not apply.
