@@ -4,20 +4,25 @@ import Testing
 
 /// Every transition of `OperationStateMachine`: each event from each state.
 struct OperationStateMachineTests {
+    /// Runs carry a number, failures a string: enough to see that the states keep their data.
+    typealias Machine = OperationStateMachine<Int, String>
+
     enum Event: String, Sendable, CaseIterable {
         case start, suspend, resume, cancel, succeed, fail, abort, postpone, replay
 
-        func apply(to machine: inout OperationStateMachine) -> OperationStateMachine.Action {
+        /// Each event that enters `.running` hands it a run numbered `run`; each that ends the
+        /// machine hands it a failure naming the event.
+        func apply(to machine: inout Machine, run: Int = 0) -> Machine.Action {
             switch self {
-            case .start: return machine.start()
+            case .start: return machine.start(run)
             case .suspend: return machine.suspend()
-            case .resume: return machine.resume()
-            case .cancel: return machine.cancel()
-            case .succeed: return machine.transferFinished(succeeded: true)
-            case .fail: return machine.transferFinished(succeeded: false)
-            case .abort: return machine.abort()
+            case .resume: return machine.resume(run)
+            case .cancel: return machine.cancel("cancel")
+            case .succeed: return machine.transferFinished(failure: nil)
+            case .fail: return machine.transferFinished(failure: "fail")
+            case .abort: return machine.abort("abort")
             case .postpone: return machine.postpone()
-            case .replay: return machine.replay()
+            case .replay: return machine.replay(run)
             }
         }
     }
@@ -26,7 +31,7 @@ struct OperationStateMachineTests {
         /// Events that bring a new machine to the starting state.
         let path: [Event]
         let event: Event
-        let action: OperationStateMachine.Action
+        let action: Machine.Action
         let state: OperationState
         let executing: Bool
         let finished: Bool
@@ -110,13 +115,77 @@ struct OperationStateMachineTests {
 
     @Test(arguments: cases)
     func transition(_ testCase: Case) {
-        var machine = OperationStateMachine()
+        var machine = Machine()
         for event in testCase.path { _ = event.apply(to: &machine) }
         let action = testCase.event.apply(to: &machine)
         #expect(action == testCase.action)
         #expect(machine.state == testCase.state)
         #expect(machine.isExecuting == testCase.executing)
         #expect(machine.isFinished == testCase.finished)
+    }
+
+    /// A run lives in `.running` only, and the run a resumption or replay brings replaces the
+    /// one before; the error is the one of the event that ended the machine, and no later event
+    /// changes it.
+    @Test func statesCarryTheirRunAndTheirFailure() {
+        var machine = Machine()
+        #expect(machine.run == nil)
+        _ = machine.start(1)
+        #expect(machine.run == 1)
+        let updated = machine.updateRun { run -> Bool in
+            run += 10
+            return true
+        }
+        #expect(updated == true)
+        #expect(machine.run == 11)
+        let replaced = machine.replaceRun(with: 2)
+        #expect(replaced)
+        #expect(machine.run == 2)
+        _ = machine.suspend()
+        #expect(machine.run == nil)
+        let updatedWhileSuspended = machine.updateRun { run -> Bool in
+            run += 1
+            return true
+        }
+        #expect(updatedWhileSuspended == nil)
+        let replacedWhileSuspended = machine.replaceRun(with: 5)
+        #expect(!replacedWhileSuspended)
+        _ = machine.resume(3)
+        #expect(machine.run == 3)
+        _ = machine.postpone()
+        #expect(machine.run == nil)
+        #expect(machine.failure == nil)
+        _ = machine.replay(4)
+        #expect(machine.run == 4)
+        _ = machine.abort("deadline")
+        #expect(machine.run == nil)
+        #expect(machine.failure == "deadline")
+        #expect(machine.state == .failedFinished)
+        _ = machine.cancel("late cancel")
+        _ = machine.transferFinished(failure: nil)
+        #expect(machine.failure == "deadline")
+    }
+
+    /// A machine cancelled before it started keeps its error through the `start()` that ends it.
+    @Test func cancelledBeforeStartKeepsItsFailure() {
+        var machine = Machine()
+        _ = machine.cancel("cancelled early")
+        #expect(machine.failure == "cancelled early")
+        let action = machine.start(1)
+        #expect(action == .none)
+        #expect(machine.phase == .finished)
+        #expect(machine.failure == "cancelled early")
+        #expect(machine.run == nil)
+    }
+
+    /// A success ends without an error.
+    @Test func successHasNoFailure() {
+        var machine = Machine()
+        _ = machine.start(1)
+        let action = machine.transferFinished(failure: nil)
+        #expect(action == .complete)
+        #expect(machine.state == .successFinished)
+        #expect(machine.failure == nil)
     }
 
     @Test func everyStateAndEventIsCovered() {

@@ -53,7 +53,7 @@ extension TypedOperation where Self: BaseOperation, Output == Self {
     /// The operation itself once it succeeded, or its `NetOpsError` once it failed or was
     /// cancelled; nil until it ended. Plain operations thus read like groups and API operations.
     public var result: Swift.Result<Self, NetOpsError>? {
-        let (state, error) = withLock { (machine.state, storage.error) }
+        let (state, error) = withLock { (machine.state, machine.failure) }
         switch state {
         case .readyToStart, .working, .suspended: return nil
         case .successFinished: return .success(self)

@@ -45,12 +45,15 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         case sync(@Sendable (GroupContext) throws -> Result)
     }
 
+    /// A group's machine: a run carries nothing (the body is the group's one run), its end the
+    /// error the group failed with.
+    typealias Machine = OperationStateMachine<Void, any Error>
+
     /// The mutable part of a group.
     struct Storage {
-        var machine = OperationStateMachine()
+        var machine = Machine()
         var body: Body?
         var result: Result?
-        var error: (any Error)?
         var firstFailure: GroupFailure?
         var task: Task<Void, Never>?
         var completionHandlers: [@Sendable (GroupOperation<Result>) -> Void] = []
@@ -136,11 +139,11 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     public override func start() {
         let parent = GroupScope.current
         parent?.adopt(self)
-        let (before, after, body) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Body?) in
+        let (before, after, body) = storage.withLock { storage -> (Machine, Machine, Body?) in
             let before = storage.machine
             // On a suspended group `start()` resumes: the body is already running.
-            if before.current == .suspended { return (before, before, nil) }
-            let action = storage.machine.start()
+            if before.phase == .suspended { return (before, before, nil) }
+            let action = storage.machine.start(())
             guard action == .beginTransfer else { return (before, storage.machine, nil) }
             return (before, storage.machine, storage.body)
         }
@@ -148,7 +151,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             // Listed before its body runs, so owners find it from now on (its end unlists it).
             OperationRegistry.track(self) { storage.withLock { $0.machine.state.isFinishedOrCancelled } }
         }
-        if before.current == .suspended {
+        if before.phase == .suspended {
             resume()
         } else {
             publish(from: before, to: after)
@@ -164,17 +167,14 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// stop and whatever it returns later is ignored. Cancelling a finished group does nothing.
     public override func cancel() {
         super.cancel()
-        let (before, after, task) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Task<Void, Never>?) in
+        let (before, after, task) = storage.withLock { storage -> (Machine, Machine, Task<Void, Never>?) in
             let before = storage.machine
-            _ = storage.machine.cancel()
-            if before.state.isWorkingOrInProcess, storage.machine.state == .cancelled {
-                storage.error = GroupError.cancelled
-            }
+            _ = storage.machine.cancel(GroupError.cancelled)
             // Never started: the body will not run, let go of what it captured.
-            if before.current == .idle { storage.body = nil }
+            if before.phase == .idle { storage.body = nil }
             return (before, storage.machine, storage.task)
         }
-        guard before != after else { return }
+        guard before.phase != after.phase else { return }
         scope.cancel()
         task?.cancel()
         publish(from: before, to: after)
@@ -199,7 +199,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     /// Why the group failed (the body's error, or with `.failFast` the first failing
     /// sub-operation's) or `GroupError.cancelled`; nil while working and after success.
-    public var error: (any Error)? { storage.withLock { $0.error } }
+    public var error: (any Error)? { storage.withLock { $0.machine.failure } }
 
     /// The sub-operations that ended `.failedFinished`, in the order they were noticed.
     public var failures: [GroupFailure] { scope.failures }
@@ -251,7 +251,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     func outcome() throws -> Result {
         try storage.withLock { storage -> Swift.Result<Result, any Error> in
             if storage.machine.state == .successFinished, let result = storage.result { return .success(result) }
-            return .failure(storage.error ?? GroupError.cancelled)
+            return .failure(storage.machine.failure ?? GroupError.cancelled)
         }.get()
     }
 
@@ -306,27 +306,20 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         // Members already final count as completed in `progress` before the group ends.
         scope.settle()
         let recorded = policy == .failFast ? scope.failures.first : nil
-        let (before, after, wasSuspended) = storage.withLock { storage -> (OperationStateMachine, OperationStateMachine, Bool) in
+        let (before, after, wasSuspended) = storage.withLock { storage -> (Machine, Machine, Bool) in
             // The body may end while the group is suspended (its operations had ended, or were
             // cancelled): the group ends all the same, and lets go of its members' suspension.
-            let wasSuspended = storage.machine.current == .suspended
+            let wasSuspended = storage.machine.phase == .suspended
             if wasSuspended {
-                _ = storage.machine.resume()
+                _ = storage.machine.resume(())
                 scope.setSuspended(false)
             }
             let before = storage.machine
-            let failure = storage.firstFailure ?? recorded
-            var succeeded = failure == nil
-            if case .failure = outcome { succeeded = false }
-            if storage.machine.transferFinished(succeeded: succeeded) != .none {
-                if let failure {
-                    storage.error = failure.error
-                } else {
-                    switch outcome {
-                    case let .success(result): storage.result = result
-                    case let .failure(error): storage.error = error
-                    }
-                }
+            // A member's failure under `.failFast` wins over what the body returned.
+            var error = (storage.firstFailure ?? recorded)?.error
+            if error == nil, case let .failure(thrown) = outcome { error = thrown }
+            if storage.machine.transferFinished(failure: error) != .none, error == nil, case let .success(result) = outcome {
+                storage.result = result
             }
             storage.body = nil
             storage.task = nil
@@ -354,7 +347,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     /// Reports a change of the machine, outside the lock, in the order a queue and waiters
     /// need (`OperationLifecycle`).
-    private func publish(from before: OperationStateMachine, to after: OperationStateMachine) {
+    private func publish(from before: Machine, to after: Machine) {
         let change = LifecycleChange(from: before, to: after)
         publishExecuting(change)
         publishEnd(change)
@@ -390,7 +383,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
 extension GroupOperation: GroupMember {
     var memberOutcome: (state: OperationState, error: (any Error)?) {
-        storage.withLock { ($0.machine.state, $0.error) }
+        storage.withLock { ($0.machine.state, $0.machine.failure) }
     }
 
     var memberOperation: Operation { self }

@@ -20,7 +20,7 @@ protocol GroupMember: AnyObject, Sendable {
 
 extension BaseOperation: GroupMember {
     var memberOutcome: (state: OperationState, error: (any Error)?) {
-        withLock { (machine.state, storage.error) }
+        withLock { (machine.state, machine.failure) }
     }
 
     var memberOperation: Operation { self }

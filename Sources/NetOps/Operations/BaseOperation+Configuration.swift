@@ -53,7 +53,7 @@ extension BaseOperation {
     @discardableResult
     public func updateRequest(_ update: (inout URLRequest) -> Void) -> Bool {
         withLock {
-            guard machine.current == .idle, case var .success(request) = storage.request else { return false }
+            guard machine.phase == .idle, case var .success(request) = storage.request else { return false }
             update(&request)
             storage.request = .success(request)
             return true

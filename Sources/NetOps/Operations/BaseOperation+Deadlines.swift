@@ -22,9 +22,10 @@ extension BaseOperation {
     /// against its last activity and asks again if the transfer is still moving, so a busy
     /// transfer costs one check per idle period, not one per chunk.
     func nextDeadlineLocked() -> DispatchTime {
-        var deadline = storage.lastActivity + storage.idleTimeout
-        if let total = storage.totalTimeout, let since = storage.workingSince {
-            deadline = min(deadline, since + max(0, total - storage.workedSeconds))
+        guard let run = machine.run else { return .distantFuture }
+        var deadline = run.lastActivity + storage.idleTimeout
+        if let total = storage.totalTimeout {
+            deadline = min(deadline, run.startedAt + max(0, total - storage.workedSeconds))
         }
         return deadline
     }
@@ -33,22 +34,19 @@ extension BaseOperation {
     func checkDeadlines(attempt: UInt64) {
         var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            let now = DispatchTime.now()
-            let idle = Double(now.uptimeNanoseconds &- storage.lastActivity.uptimeNanoseconds) / 1e9
-            var worked = storage.workedSeconds
-            if let since = storage.workingSince {
-                worked += Double(now.uptimeNanoseconds &- since.uptimeNanoseconds) / 1e9
-            }
+            guard let run = machine.run, run.number == attempt else { return }
+            let idle = Self.seconds(since: run.lastActivity)
+            let worked = storage.workedSeconds + Self.seconds(since: run.startedAt)
+            let error: NetOpsError
             if idle >= storage.idleTimeout {
-                storage.error = NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: currentURL)
+                error = NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: currentURL)
             } else if let total = storage.totalTimeout, worked >= total {
-                storage.error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
+                error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
-                if let scheduler = storage.deadlineScheduler { again = (scheduler, nextDeadlineLocked()) }
+                again = (run.deadlines, nextDeadlineLocked())
                 return
             }
-            apply({ $0.abort() }, to: &effects)
+            apply({ $0.abort(error) }, to: &effects)
         }
         if let again { again.scheduler.arm(self, attempt: attempt, at: again.deadline) }
     }

@@ -90,7 +90,7 @@ extension BaseOperation {
                 update(&request)
                 storage.request = .success(request)
             }
-            apply({ $0.replay() }, to: &effects)
+            apply({ $0.replay(newRunLocked()) }, to: &effects)
         }
     }
 
@@ -98,8 +98,7 @@ extension BaseOperation {
     public func failPostponed(with error: NetOpsError) {
         withEffects { effects in
             guard machine.isPostponed else { return }
-            storage.error = error
-            apply({ $0.abort() }, to: &effects)
+            apply({ $0.abort(error) }, to: &effects)
         }
     }
 

@@ -20,7 +20,7 @@ extension BaseOperation {
     }
 
     /// Why the operation failed or was cancelled; nil while working and after success.
-    public var error: NetOpsError? { withLock { storage.error } }
+    public var error: NetOpsError? { withLock { machine.failure } }
 
     /// Bytes sent and received so far.
     public var progress: TransferProgress { withLock { storage.progress } }

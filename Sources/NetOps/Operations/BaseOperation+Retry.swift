@@ -38,30 +38,35 @@ extension BaseOperation {
     public var attemptsMade: Int { withLock { storage.attemptsMade } }
 
     /// Waits `delay` seconds, then sends the request again. Call with the lock held.
+    ///
+    /// The transfer that failed is over; a new run, numbered now, waits for the timer, so
+    /// nothing of the old one (a late event, its deadline) applies any more. The time waited
+    /// counts as working time for `totalTimeout`.
     func scheduleRetryLocked(after delay: TimeInterval) {
+        guard let ended = machine.run else { return }
         storage.retryWaited += delay
-        storage.handle = nil
-        storage.attempt &+= 1
         storage.response = nil
         try? sink.reset()
-        let attempt = storage.attempt
+        storage.workedSeconds += Self.seconds(since: ended.startedAt)
+        var next = newRunLocked()
+        let number = next.number
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.setEventHandler { [weak self] in self?.retryNow(attempt: attempt) }
+        timer.setEventHandler { [weak self] in self?.retryNow(run: number) }
         timer.schedule(deadline: .now() + delay)
-        storage.retryTimer = timer
+        next.retryTimer = timer
+        _ = machine.replaceRun(with: next)
         timer.resume()
     }
 
-    private func retryNow(attempt: UInt64) {
+    private func retryNow(run number: UInt64) {
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            storage.retryTimer = nil
+            guard isCurrent(number) else { return }
+            _ = machine.updateRun { $0.retryTimer = nil }
             switch prepareTransfer(firstRun: false) {
             case let .success(prepared):
                 effects.begin = prepared
             case let .failure(error):
-                storage.error = error
-                apply({ $0.transferFinished(succeeded: false) }, to: &effects)
+                apply({ $0.transferFinished(failure: error) }, to: &effects)
             }
         }
     }

@@ -30,35 +30,37 @@ extension BaseOperation {
             return .failure(NetOpsError(.unsupportedScheme(scheme), url: url))
         }
         if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
+        guard let run = machine.run else { return .failure(NetOpsError(.cancelled, url: url)) }
 
         var attemptRequest = request
-        storage.requestedOffset = 0
+        var requestedOffset: Int64 = 0
         // Late chunks of an earlier transfer are refused from here on, before the length kept
         // (where a `Range` resumes) is read.
-        (sink as? FileSink)?.admit(storage.attempt &+ 1)
+        (sink as? FileSink)?.admit(run.number)
         let kept = sink.bytesKept
         if kept > 0 {
             if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
                 attemptRequest.setValue("bytes=\(kept)-", forHTTPHeaderField: "Range")
                 attemptRequest.setValue(validator, forHTTPHeaderField: "If-Range")
-                storage.requestedOffset = kept
+                requestedOffset = kept
                 storage.rangeResumes += 1
             } else {
                 do { try sink.reset() } catch { return .failure(fileError(error)) }
                 storage.restartsFromZero += 1
             }
         }
-        storage.progress.bytesReceived = storage.requestedOffset
+        storage.progress.bytesReceived = requestedOffset
         storage.progress.bytesSent = 0
-        storage.attempt &+= 1
-        storage.lastActivity = .now()
-        storage.workingSince = .now()
+        let now = DispatchTime.now()
+        _ = machine.updateRun { run in
+            run.requestedOffset = requestedOffset
+            run.lastActivity = now
+        }
         let session = storage.privateSession ?? storage.defaults.session
-        storage.deadlineScheduler = session.deadlines
         return .success(
             PreparedTransfer(
-                request: attemptRequest, body: storage.body, engine: session.engine, attempt: storage.attempt,
-                deadlines: session.deadlines, deadline: nextDeadlineLocked()))
+                request: attemptRequest, body: storage.body, engine: session.engine, attempt: run.number,
+                deadlines: run.deadlines, deadline: nextDeadlineLocked()))
     }
 
     /// Stands in for an operation's request while `prepareTransfer` holds it alone.
@@ -96,8 +98,7 @@ extension BaseOperation {
             case let .fail(error):
                 withEffects { effects in
                     guard isCurrent(prepared.attempt) else { return }
-                    storage.error = error
-                    apply({ $0.abort() }, to: &effects)
+                    apply({ $0.abort(error) }, to: &effects)
                 }
                 return
             }
@@ -115,11 +116,16 @@ extension BaseOperation {
         let events = TransferAttempt(operation: self, attempt: prepared.attempt)
         let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
-            guard storage.attempt == prepared.attempt, machine.current == .running else { return true }
-            storage.handle = handle
+            guard isCurrent(prepared.attempt) else { return true }
+            _ = machine.updateRun { $0.handle = handle }
             return false
         }
         if stale { handle.cancel() }
+    }
+
+    /// A byte moved: the idle deadline counts from now. Call with the lock held.
+    func touchLocked() {
+        _ = machine.updateRun { $0.lastActivity = .now() }
     }
 
     /// The current progress and the closures and delegate to tell. Call with the lock held.
@@ -127,23 +133,19 @@ extension BaseOperation {
         ProgressReport(progress: storage.progress, handlers: storage.progressHandlers, delegate: storage.delegate)
     }
 
-    /// True when events of `attempt` still matter. Call with the lock held.
-    func isCurrent(_ attempt: UInt64) -> Bool {
-        storage.attempt == attempt && machine.current == .running
-    }
-
     // MARK: Events of the current transfer
 
     func attempt(_ attempt: UInt64, didReceive response: ResponseHead) {
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            storage.lastActivity = .now()
+            touchLocked()
             // A HEAD, 204 or 304 answer announces the length of a body it does not carry.
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
+            let requestedOffset = machine.run?.requestedOffset ?? 0
             do {
-                if storage.requestedOffset > 0, response.statusCode == 206,
-                    let range = ContentRange(response), range.first == storage.requestedOffset
+                if requestedOffset > 0, response.statusCode == 206,
+                    let range = ContentRange(response), range.first == requestedOffset
                 {
                     // The server continues where the suspension stopped.
                     storage.progress.totalBytesToReceive = range.total ?? announced.map { $0 + range.first }
@@ -154,20 +156,18 @@ extension BaseOperation {
                         try sink.reset()
                         storage.restartsFromZero += 1
                     }
-                    storage.requestedOffset = 0
+                    _ = machine.updateRun { $0.requestedOffset = 0 }
                     storage.response = response
                     storage.progress.totalBytesToReceive = announced
                 }
                 if let tooLarge = bodyLimitErrorLocked(forLength: storage.progress.totalBytesToReceive ?? 0) {
-                    storage.error = tooLarge
-                    apply({ $0.abort() }, to: &effects)
+                    apply({ $0.abort(tooLarge) }, to: &effects)
                     return
                 }
                 try sink.prepare(expectedLength: announced)
                 storage.progress.bytesReceived = sink.bytesKept
             } catch {
-                storage.error = fileError(error)
-                apply({ $0.abort() }, to: &effects)
+                apply({ $0.abort(fileError(error)) }, to: &effects)
             }
         }
     }
@@ -179,10 +179,9 @@ extension BaseOperation {
         }
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            storage.lastActivity = .now()
+            touchLocked()
             if let tooLarge = bodyLimitErrorLocked(forLength: sink.bytesKept + Int64(data.count)) {
-                storage.error = tooLarge
-                apply({ $0.abort() }, to: &effects)
+                apply({ $0.abort(tooLarge) }, to: &effects)
                 return
             }
             do {
@@ -190,8 +189,7 @@ extension BaseOperation {
                 storage.progress.bytesReceived = sink.bytesKept
                 effects.progress = progressReportLocked()
             } catch {
-                storage.error = fileError(error)
-                apply({ $0.abort() }, to: &effects)
+                apply({ $0.abort(fileError(error)) }, to: &effects)
             }
         }
     }
@@ -206,15 +204,14 @@ extension BaseOperation {
         } catch {
             withEffects { effects in
                 guard isCurrent(attempt) else { return }
-                storage.error = fileError(error)
-                apply({ $0.abort() }, to: &effects)
+                apply({ $0.abort(fileError(error)) }, to: &effects)
             }
             return
         }
         guard let kept else { return }
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            storage.lastActivity = .now()
+            touchLocked()
             storage.progress.bytesReceived = kept
             effects.progress = progressReportLocked()
         }
@@ -223,7 +220,7 @@ extension BaseOperation {
     func attempt(_ attempt: UInt64, didSend sent: Int64, expected: Int64?) {
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            storage.lastActivity = .now()
+            touchLocked()
             storage.progress.bytesSent = sent
             storage.progress.totalBytesToSend = expected
             effects.progress = progressReportLocked()
@@ -262,7 +259,7 @@ extension BaseOperation {
                 connectivity: storage.connectivityMonitor,
                 observer: storage.observer,
                 progress: storage.progress,
-                resumedAt: storage.requestedOffset
+                resumedAt: machine.run?.requestedOffset ?? 0
             )
         }
         guard let outcome else { return }
@@ -303,20 +300,19 @@ extension BaseOperation {
             case let .retry(delay):
                 scheduleRetryLocked(after: delay)
             case let .fail(error):
-                storage.error = error
                 if sink is FileSink { sink.discard() }
-                apply({ $0.transferFinished(succeeded: false) }, to: &effects)
+                apply({ $0.transferFinished(failure: error) }, to: &effects)
             case .useDefault:
-                storage.error = failureError ?? rejection
+                var failure = failureError ?? rejection
                 if failureError == nil {
-                    do { try sink.commit() } catch { storage.error = fileError(error) }
+                    do { try sink.commit() } catch { failure = fileError(error) }
                 }
                 // A body that came with an unaccepted status, or that the check rejected, stays
                 // readable in memory (it says why); partial files always go.
-                if let error = storage.error, (error.httpStatus == nil && error != rejection) || sink is FileSink {
+                if let failure, (failure.httpStatus == nil && failure != rejection) || sink is FileSink {
                     sink.discard()
                 }
-                apply({ $0.transferFinished(succeeded: storage.error == nil) }, to: &effects)
+                apply({ $0.transferFinished(failure: failure) }, to: &effects)
             }
         }
     }

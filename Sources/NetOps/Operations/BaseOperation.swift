@@ -36,11 +36,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var request: Result<URLRequest, NetOpsError>
         var body: TransferBody
         var response: ResponseHead?
-        var error: NetOpsError?
         var progress = TransferProgress()
-        var attempt: UInt64 = 0
-        var handle: (any TransferHandle)?
-        var requestedOffset: Int64 = 0
+        /// Runs numbered so far: each new run takes the next number (`newRunLocked()`).
+        var runsNumbered: UInt64 = 0
         var rangeResumes = 0
         var restartsFromZero = 0
         var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
@@ -57,11 +55,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
         var maximumResponseBodyBytes: Int64?
-        var lastActivity = DispatchTime.now()
-        var workingSince: DispatchTime?
+        /// Seconds worked in runs that ended (suspended time is not counted).
         var workedSeconds: Double = 0
-        /// The scheduler the current transfer's deadline is armed with.
-        var deadlineScheduler: DeadlineScheduler?
         var timeLimitBetweenRuns: TimeInterval = 0
         var runLimitKey: String?
         var holdsRunSlot = false
@@ -69,7 +64,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var parsedJSON: ParsedJSON = .notParsed
         var interceptor: (any OperationInterceptor)?
         var retryPolicy: RetryPolicy?
-        var retryTimer: (any DispatchSourceTimer)?
         var attemptsMade = 0
         var retryWaited: TimeInterval = 0
         var isReplayable: Bool?
@@ -104,6 +98,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
                 retryPolicy: BaseOperation.defaultRetryPolicy)
         }
     }
+
+    /// An operation's machine: its runs carry their transfer, its end the error.
+    typealias Machine = OperationStateMachine<TransferRun, NetOpsError>
 
     /// The lazily parsed JSON of the response.
     enum ParsedJSON {
@@ -146,7 +143,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     let lock = NSLock()
-    var machine = OperationStateMachine()
+    /// The operation's life, with the data of the run in progress and the error it ended with.
+    var machine = Machine()
     var storage: Storage
     let sink: any ResponseSink
     /// A temporary body file this operation made (a multipart form) and deletes when it ends,
@@ -214,7 +212,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let group = GroupScope.current
         group?.adopt(self)
         withLock { storage.observer }?.operationWillStart(self)
-        transition { $0.start() }
+        transition { $0.start(newRunLocked()) }
         // Started while its group is suspended: suspended at once.
         group?.memberStarted(self)
     }
@@ -224,10 +222,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public override func cancel() {
         super.cancel()
         withEffects { effects in
-            if machine.state.isWorkingOrInProcess {
-                storage.error = NetOpsError(.cancelled, url: currentURL)
-            }
-            apply({ $0.cancel() }, to: &effects)
+            let url = currentURL
+            apply({ $0.cancel(NetOpsError(.cancelled, url: url)) }, to: &effects)
         }
     }
 
@@ -271,7 +267,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         withEffects { effects in
             apply(
                 { machine in
-                    let action = machine.resume()
+                    let action = machine.resume(newRunLocked())
                     resumed = action != .none
                     return action
                 }, to: &effects)
@@ -291,31 +287,30 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     /// Asks the machine for `event` under the lock and performs everything it implies.
-    func transition(_ event: (inout OperationStateMachine) -> OperationStateMachine.Action) {
+    func transition(_ event: (inout Machine) -> Machine.Action) {
         withEffects { apply(event, to: &$0) }
     }
 
     /// Applies `event` to the machine and records its effects. Call with the lock held.
-    func apply(_ event: (inout OperationStateMachine) -> OperationStateMachine.Action, to effects: inout Effects) {
+    func apply(_ event: (inout Machine) -> Machine.Action, to effects: inout Effects) {
         let before = machine
         let action = event(&machine)
         switch action {
         case .none:
             break
         case .beginTransfer:
-            if before.current == .idle { effects.track = true }
-            switch prepareTransfer(firstRun: before.current == .idle) {
+            if before.phase == .idle { effects.track = true }
+            switch prepareTransfer(firstRun: before.phase == .idle) {
             case let .success(prepared):
                 effects.begin = prepared
             case let .failure(error):
-                storage.error = error
-                _ = machine.transferFinished(succeeded: false)
+                _ = machine.transferFinished(failure: error)
                 finishLocked()
             }
         case .stopTransfer:
-            effects.stopHandle = stopTransferLocked()
+            effects.stopHandle = before.run?.handle
         case .stopTransferAndDiscard:
-            effects.stopHandle = stopTransferLocked()
+            effects.stopHandle = before.run?.handle
             sink.discard()
             finishLocked()
         case .discard:
@@ -324,10 +319,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         case .complete:
             finishLocked()
         case .park:
-            effects.stopHandle = stopTransferLocked()
+            effects.stopHandle = before.run?.handle
             sink.discard()
             storage.response = nil
-            storage.error = nil
             storage.progress = TransferProgress()
             effects.parked = true
         case .unpark:
@@ -338,7 +332,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     /// Notes what changed between two machine snapshots.
-    private func record(from before: OperationStateMachine, to after: OperationStateMachine, in effects: inout Effects) {
+    private func record(from before: Machine, to after: Machine, in effects: inout Effects) {
         let change = LifecycleChange(from: before, to: after)
         effects.lifecycle.postExecuting = effects.lifecycle.postExecuting || change.postExecuting
         effects.lifecycle.postFinished = effects.lifecycle.postFinished || change.postFinished
@@ -346,32 +340,31 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if before.state != after.state { effects.newState = after.state }
         // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
         if before.isPostponed, !after.isPostponed { effects.unparked = true }
-        if before.current == .running, after.current != .running, let scheduler = storage.deadlineScheduler {
-            effects.disarm = (scheduler, storage.attempt)
+        // The run that ended takes its retry timer and deadline with it (`apply` stops its
+        // transfer where the event calls for that).
+        if case var .running(run) = before.current, after.phase != .running {
+            run.cancelRetryTimer()
+            storage.workedSeconds += Self.seconds(since: run.startedAt)
+            effects.disarm = (run.deadlines, run.number &+ 1)
         }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
     private func finishLocked() {
-        storage.retryTimer?.cancel()
-        storage.retryTimer = nil
-        storage.handle = nil
-        storage.attempt &+= 1
         releaseRunSlotLocked()
     }
 
-    /// Stops the transfer in flight; returns its handle to cancel outside the lock.
-    private func stopTransferLocked() -> (any TransferHandle)? {
-        storage.retryTimer?.cancel()
-        storage.retryTimer = nil
-        if let since = storage.workingSince {
-            storage.workedSeconds += Double(DispatchTime.now().uptimeNanoseconds - since.uptimeNanoseconds) / 1e9
-            storage.workingSince = nil
-        }
-        storage.attempt &+= 1
-        let handle = storage.handle
-        storage.handle = nil
-        return handle
+    /// The next run: numbered here and nowhere else, its deadline kept by its session's
+    /// scheduler. Call with the lock held.
+    func newRunLocked() -> TransferRun {
+        storage.runsNumbered &+= 1
+        let session = storage.privateSession ?? storage.defaults.session
+        return TransferRun(number: storage.runsNumbered, deadlines: session.deadlines)
+    }
+
+    /// Seconds from `start` until now.
+    static func seconds(since start: DispatchTime) -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds &- start.uptimeNanoseconds) / 1e9
     }
 
     /// Carries out effects, outside the lock, in a fixed order: stop the old transfer, start the
@@ -397,6 +390,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
             report.delegate?.operation(self, didUpdate: report.progress)
         }
         publishEnd(effects.lifecycle)
+    }
+
+    /// True when events of the run numbered `number` still matter. Call with the lock held.
+    func isCurrent(_ number: UInt64) -> Bool {
+        machine.run?.number == number
     }
 
     func recordPostedFinished() {

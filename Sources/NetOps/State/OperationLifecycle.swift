@@ -13,7 +13,7 @@ struct LifecycleChange {
     init() {}
 
     /// What changed between two snapshots of a machine.
-    init(from before: OperationStateMachine, to after: OperationStateMachine) {
+    init<Run, Failure>(from before: OperationStateMachine<Run, Failure>, to after: OperationStateMachine<Run, Failure>) {
         postExecuting = before.isExecuting != after.isExecuting
         postFinished = before.isFinished != after.isFinished
         becameFinal = before.state.isWorkingOrInProcess && after.state.isFinishedOrCancelled

@@ -1,5 +1,11 @@
-/// The lifecycle of one operation as a value: each event moves the state and returns what the
-/// owner must do next.
+/// The lifecycle of one operation as a value whose states carry their data: each event moves
+/// the state and returns what the owner must do next.
+///
+/// `Run` is what exists only while the operation runs (for a network operation the transfer in
+/// flight: its number, its handle, where it resumed, its deadlines; for a group nothing), and
+/// `Failure` the error a failed or cancelled operation ends with. Neither outlives its state:
+/// leaving `.running` drops the run, and the error is recorded once, by the event that ends
+/// the operation.
 ///
 /// The owning operation holds its lock while it asks the machine, then leaves the lock and
 /// performs the returned action (start or stop a transfer, clean up). Everything observable —
@@ -17,22 +23,28 @@
 ///   `isFinished` and the queue lets go of the operation.
 /// - A parked (postponed) operation cancelled while its replay is being decided: `cancel()`
 ///   moves it out of `.postponed`, so the late `replay()` does nothing.
-package struct OperationStateMachine: Sendable, Equatable {
-    /// The machine's states; `state` maps them to the public `OperationState`.
-    package enum State: Sendable, Equatable {
+package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable {
+    /// The machine's states, each with the data it needs; `state` maps them to the public
+    /// `OperationState`.
+    package enum State: Sendable {
         /// Created, not started.
         case idle
-        /// A transfer is in flight.
-        case running
+        /// A transfer is in flight (or about to be sent again): `Run` describes it.
+        case running(Run)
         /// Paused; no transfer in flight.
         case suspended
         /// Parked until a fresh credential exists (a 401): no transfer in flight; replayed or
         /// failed as a whole with the other parked operations.
         case postponed
         /// Cancelled before `start()`: final for callers, but `isFinished` waits for `start()`.
-        case cancelledBeforeStart
-        /// Ended.
-        case finished(OperationState)
+        case cancelledBeforeStart(Failure?)
+        /// Ended, with the error of a failure or cancellation.
+        case finished(OperationState, Failure?)
+    }
+
+    /// The states without their data, to compare and to switch on cheaply.
+    package enum Phase: Sendable, Equatable {
+        case idle, running, suspended, postponed, cancelledBeforeStart, finished
     }
 
     /// What the owner does after an event.
@@ -61,6 +73,18 @@ package struct OperationStateMachine: Sendable, Equatable {
     /// A machine in `.idle`.
     package init() {}
 
+    /// The current state without its data.
+    package var phase: Phase {
+        switch current {
+        case .idle: return .idle
+        case .running: return .running
+        case .suspended: return .suspended
+        case .postponed: return .postponed
+        case .cancelledBeforeStart: return .cancelledBeforeStart
+        case .finished: return .finished
+        }
+    }
+
     /// The state as callers see it.
     package var state: OperationState {
         switch current {
@@ -68,34 +92,64 @@ package struct OperationStateMachine: Sendable, Equatable {
         case .running, .postponed: return .working
         case .suspended: return .suspended
         case .cancelledBeforeStart: return .cancelled
-        case let .finished(final): return final
+        case let .finished(final, _): return final
         }
+    }
+
+    /// The error the operation ended with; nil until it ends, and after a success.
+    package var failure: Failure? {
+        switch current {
+        case let .cancelledBeforeStart(failure), let .finished(_, failure): return failure
+        case .idle, .running, .suspended, .postponed: return nil
+        }
+    }
+
+    /// The data of the run in progress; nil unless `.running`.
+    package var run: Run? {
+        if case let .running(run) = current { return run }
+        return nil
+    }
+
+    /// Changes the data of the run in progress; returns nil (and changes nothing) unless
+    /// `.running`.
+    package mutating func updateRun<Result>(_ body: (inout Run) -> Result) -> Result? {
+        guard case var .running(run) = current else { return nil }
+        // Out of the enum while it changes, so the payload is not copied on write.
+        current = .idle
+        defer { current = .running(run) }
+        return body(&run)
+    }
+
+    /// Replaces the run in progress with `run`: a retry sends a new transfer while the operation
+    /// keeps running. Returns false (and changes nothing) unless `.running`.
+    package mutating func replaceRun(with run: Run) -> Bool {
+        guard phase == .running else { return false }
+        current = .running(run)
+        return true
     }
 
     /// What `Operation.isExecuting` reports.
     package var isExecuting: Bool {
-        current == .running || current == .suspended || current == .postponed
+        switch current {
+        case .running, .suspended, .postponed: return true
+        case .idle, .cancelledBeforeStart, .finished: return false
+        }
     }
 
     /// True while the operation is parked.
-    package var isPostponed: Bool {
-        current == .postponed
-    }
+    package var isPostponed: Bool { phase == .postponed }
 
     /// What `Operation.isFinished` reports.
-    package var isFinished: Bool {
-        if case .finished = current { return true }
-        return false
-    }
+    package var isFinished: Bool { phase == .finished }
 
-    /// `start()`: begins the first transfer; on a suspended operation it resumes.
-    package mutating func start() -> Action {
+    /// `start()`: begins the first run; on a suspended operation it resumes with `run`.
+    package mutating func start(_ run: @autoclosure () -> Run) -> Action {
         switch current {
         case .idle, .suspended:
-            current = .running
+            current = .running(run())
             return .beginTransfer
-        case .cancelledBeforeStart:
-            current = .finished(.cancelled)
+        case let .cancelledBeforeStart(failure):
+            current = .finished(.cancelled, failure)
             return .none
         case .running, .postponed, .finished:
             return .none
@@ -104,32 +158,32 @@ package struct OperationStateMachine: Sendable, Equatable {
 
     /// `suspend()`: pauses a running transfer.
     package mutating func suspend() -> Action {
-        guard current == .running else { return .none }
+        guard phase == .running else { return .none }
         current = .suspended
         return .stopTransfer
     }
 
-    /// `resume()`: continues a suspended operation.
-    package mutating func resume() -> Action {
-        guard current == .suspended else { return .none }
-        current = .running
+    /// `resume()`: continues a suspended operation with `run`.
+    package mutating func resume(_ run: @autoclosure () -> Run) -> Action {
+        guard phase == .suspended else { return .none }
+        current = .running(run())
         return .beginTransfer
     }
 
-    /// `cancel()`: ends the operation as `.cancelled` unless it already ended.
-    package mutating func cancel() -> Action {
+    /// `cancel()`: ends the operation as `.cancelled`, with `failure`, unless it already ended.
+    package mutating func cancel(_ failure: @autoclosure () -> Failure?) -> Action {
         switch current {
         case .idle:
-            current = .cancelledBeforeStart
+            current = .cancelledBeforeStart(failure())
             return .none
         case .running:
-            current = .finished(.cancelled)
+            current = .finished(.cancelled, failure())
             return .stopTransferAndDiscard
         case .suspended:
-            current = .finished(.cancelled)
+            current = .finished(.cancelled, failure())
             return .discard
         case .postponed:
-            current = .finished(.cancelled)
+            current = .finished(.cancelled, failure())
             return .unpark
         case .cancelledBeforeStart, .finished:
             return .none
@@ -138,38 +192,38 @@ package struct OperationStateMachine: Sendable, Equatable {
 
     /// The operation needs a fresh credential: park it until `replay()` or `abort()`.
     package mutating func postpone() -> Action {
-        guard current == .running else { return .none }
+        guard phase == .running else { return .none }
         current = .postponed
         return .park
     }
 
-    /// A fresh credential exists: send the parked operation's request again.
-    package mutating func replay() -> Action {
-        guard current == .postponed else { return .none }
-        current = .running
+    /// A fresh credential exists: send the parked operation's request again, as `run`.
+    package mutating func replay(_ run: @autoclosure () -> Run) -> Action {
+        guard phase == .postponed else { return .none }
+        current = .running(run())
         return .beginTransfer
     }
 
-    /// The transfer reported its end; `succeeded` says whether the result is accepted.
-    package mutating func transferFinished(succeeded: Bool) -> Action {
-        guard current == .running else { return .none }
-        current = .finished(succeeded ? .successFinished : .failedFinished)
+    /// The transfer reported its end: a success without `failure`, else a failure with it.
+    package mutating func transferFinished(failure: Failure?) -> Action {
+        guard phase == .running else { return .none }
+        current = .finished(failure == nil ? .successFinished : .failedFinished, failure)
         return .complete
     }
 
     /// The operation itself gives up on a running, suspended or parked transfer (a deadline
     /// passed, a request could not be built, the credential refresh failed): it ends as
-    /// `.failedFinished`.
-    package mutating func abort() -> Action {
+    /// `.failedFinished` with `failure`.
+    package mutating func abort(_ failure: Failure) -> Action {
         switch current {
         case .running:
-            current = .finished(.failedFinished)
+            current = .finished(.failedFinished, failure)
             return .stopTransferAndDiscard
         case .suspended:
-            current = .finished(.failedFinished)
+            current = .finished(.failedFinished, failure)
             return .discard
         case .postponed:
-            current = .finished(.failedFinished)
+            current = .finished(.failedFinished, failure)
             return .unpark
         case .idle, .cancelledBeforeStart, .finished:
             return .none
