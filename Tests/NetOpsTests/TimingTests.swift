@@ -57,6 +57,22 @@ struct TimingTests {
         #expect(worked >= 0.55 && worked < 1.5, "ended after \(worked) s of work")
     }
 
+    /// The total deadline bounds the retries too: a request that keeps failing with 503 under a
+    /// generous retry policy ends at its 1 s deadline, and the waits between attempts (up to
+    /// 0.3 s each, longer than the 0.1 s idle timeout) neither trip the idle timeout nor restart
+    /// the count.
+    @Test(arguments: TestEngine.allCases) func totalDeadlineCountsTheWaitsBetweenRetries(_ engine: TestEngine) async throws {
+        let operation = DTO.get(try await TestServer.url("status/503")).on(engine)
+        operation.retryPolicy = RetryPolicy(maximumAttempts: 1_000, retryBudget: 60, baseDelay: 0.3, maximumDelay: 0.3)
+        operation.idleTimeout = 0.1
+        operation.totalTimeout = 1
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.error?.kind == .deadlineExceeded(seconds: 1))
+        #expect(operation.attemptsMade > 1)
+        let worked = Self.workedSeconds(operation)
+        #expect(worked >= 0.95 && worked < 2.5, "ended after \(worked) s of work")
+    }
+
     @Test(arguments: TestEngine.allCases) func timeLimitBetweenRuns(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("json")
         let key = "time-limit-\(UUID().uuidString)"

@@ -9,8 +9,9 @@ extension BaseOperation {
         set { withLock { storage.idleTimeout = max(0.001, newValue) } }
     }
 
-    /// The most seconds the operation may spend working (time suspended does not count), after
-    /// which it fails with `.deadlineExceeded`; nil (the default) for no limit.
+    /// The most seconds the operation may spend working (time suspended does not count; the
+    /// waits between retries do), after which it fails with `.deadlineExceeded`; nil (the
+    /// default) for no limit.
     public var totalTimeout: TimeInterval? {
         get { withLock { storage.totalTimeout } }
         set { withLock { storage.totalTimeout = newValue.map { max(0.001, $0) } } }
@@ -23,7 +24,7 @@ extension BaseOperation {
     /// transfer costs one check per idle period, not one per chunk.
     func nextDeadlineLocked() -> DispatchTime {
         guard let run = machine.run else { return .distantFuture }
-        var deadline = run.lastActivity + storage.idleTimeout
+        var deadline = run.isWaitingToRetry ? DispatchTime.distantFuture : run.lastActivity + storage.idleTimeout
         if let total = storage.totalTimeout {
             deadline = min(deadline, run.startedAt + max(0, total - storage.workedSeconds))
         }
@@ -38,7 +39,7 @@ extension BaseOperation {
             let idle = Self.seconds(since: run.lastActivity)
             let worked = storage.workedSeconds + Self.seconds(since: run.startedAt)
             let error: NetOpsError
-            if idle >= storage.idleTimeout {
+            if idle >= storage.idleTimeout, !run.isWaitingToRetry {
                 error = NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: currentURL)
             } else if let total = storage.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)

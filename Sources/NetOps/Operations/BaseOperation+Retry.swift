@@ -41,8 +41,9 @@ extension BaseOperation {
     ///
     /// The transfer that failed is over; a new run, numbered now, waits for the timer, so
     /// nothing of the old one (a late event, its deadline) applies any more. The time waited
-    /// counts as working time for `totalTimeout`.
-    func scheduleRetryLocked(after delay: TimeInterval) {
+    /// counts as working time: a `totalTimeout` that passes during the wait ends the operation
+    /// then (the idle timeout does not run while no transfer is in flight).
+    func scheduleRetryLocked(after delay: TimeInterval, effects: inout Effects) {
         guard let ended = machine.run else { return }
         storage.retryWaited += delay
         storage.response = nil
@@ -56,6 +57,7 @@ extension BaseOperation {
         next.retryTimer = timer
         _ = machine.replaceRun(with: next)
         timer.resume()
+        if storage.totalTimeout != nil { effects.arm = (next.deadlines, number, nextDeadlineLocked()) }
     }
 
     private func retryNow(run number: UInt64) {

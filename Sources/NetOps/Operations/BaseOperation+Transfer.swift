@@ -298,7 +298,7 @@ extension BaseOperation {
             case .postpone:
                 apply({ $0.postpone() }, to: &effects)
             case let .retry(delay):
-                scheduleRetryLocked(after: delay)
+                scheduleRetryLocked(after: delay, effects: &effects)
             case let .fail(error):
                 if sink is FileSink { sink.discard() }
                 apply({ $0.transferFinished(failure: error) }, to: &effects)

@@ -122,6 +122,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var track = false
         /// The deadline to forget: the transfer it was armed for is over.
         var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
+        /// A deadline to arm for a run that waits to retry (its transfer arms its own at launch).
+        var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
     }
 
     /// Progress and who to tell, taken under the lock in the same hold that recorded it, so the
@@ -373,6 +375,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
+        if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }
         // Listed before its transfer starts, so owners find it from then on.
         if effects.track { OperationRegistry.track(self) { withLock { machine.state.isFinishedOrCancelled } } }
         if effects.unparked { PostponedOperations.shared.remove(self) }

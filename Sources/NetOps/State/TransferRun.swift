@@ -30,6 +30,9 @@ struct TransferRun: @unchecked Sendable {
         self.lastActivity = now
     }
 
+    /// True while no transfer is in flight because the run waits to send the request again.
+    var isWaitingToRetry: Bool { retryTimer != nil }
+
     /// Cancels the retry timer, if one waits.
     mutating func cancelRetryTimer() {
         retryTimer?.cancel()
