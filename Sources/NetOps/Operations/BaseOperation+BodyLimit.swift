@@ -15,14 +15,14 @@ extension BaseOperation {
     /// Memory stays bounded by the limit whatever the server sends. A `DownloadOperation` writes
     /// to a file and is not limited.
     public var maximumResponseBodyBytes: Int64? {
-        get { withLock { storage.maximumResponseBodyBytes } }
-        set { withLock { storage.maximumResponseBodyBytes = newValue.map { max(0, $0) } } }
+        get { withLock { storage.settings.maximumResponseBodyBytes } }
+        set { withLock { storage.settings.maximumResponseBodyBytes = newValue.map { max(0, $0) } } }
     }
 
     /// The error for a body of at least `length` bytes when it exceeds the limit kept in memory,
     /// else nil. Call with the lock held.
     func bodyLimitErrorLocked(forLength length: Int64) -> NetOpsError? {
-        guard let limit = storage.maximumResponseBodyBytes, sink is MemorySink, length > limit else { return nil }
+        guard let limit = storage.settings.maximumResponseBodyBytes, sink is MemorySink, length > limit else { return nil }
         return NetOpsError(
             .transport(code: Self.responseBodyTooLargeCode, reason: "the response body is longer than the limit of \(limit) bytes"),
             url: currentURL)

@@ -12,7 +12,7 @@ extension BaseOperation {
     public func onCompletion(_ handler: @escaping @Sendable (Self) -> Void) -> Self {
         let runNow = withLock { () -> Bool in
             guard machine.state.isWorkingOrInProcess else { return true }
-            storage.completionHandlers.append { handler(unsafeDowncast($0, to: Self.self)) }
+            storage.listeners.completionHandlers.append { handler(unsafeDowncast($0, to: Self.self)) }
             return false
         }
         if runNow { handler(self) }
@@ -22,35 +22,35 @@ extension BaseOperation {
     /// Adds a closure called whenever bytes move, with the progress after the move.
     @discardableResult
     public func onProgress(_ handler: @escaping @Sendable (Self, TransferProgress) -> Void) -> Self {
-        withLock { storage.progressHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
+        withLock { storage.listeners.progressHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
         return self
     }
 
     /// Adds a closure called on every state change.
     @discardableResult
     public func onStateChange(_ handler: @escaping @Sendable (Self, OperationState) -> Void) -> Self {
-        withLock { storage.stateHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
+        withLock { storage.listeners.stateHandlers.append { handler(unsafeDowncast($0, to: Self.self), $1) } }
         return self
     }
 
     /// The delegate told of state changes, progress and the end (held weakly).
     public var delegate: (any NetworkOperationDelegate)? {
-        get { withLock { storage.delegate } }
-        set { withLock { storage.delegate = newValue } }
+        get { withLock { storage.listeners.delegate } }
+        set { withLock { storage.listeners.delegate = newValue } }
     }
 
     /// Calls `waiter` once the operation is final and its completions ran (at once if it is).
     func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
         let runNow = withLock { () -> Bool in
             guard machine.state.isWorkingOrInProcess else { return true }
-            storage.finalWaiters.append(waiter)
+            storage.listeners.finalWaiters.append(waiter)
             return false
         }
         if runNow { waiter() }
     }
 
     func notifyState(_ state: OperationState) {
-        let (handlers, delegate) = withLock { (storage.stateHandlers, storage.delegate) }
+        let (handlers, delegate) = withLock { (storage.listeners.stateHandlers, storage.listeners.delegate) }
         for handler in handlers { handler(self, state) }
         delegate?.operation(self, didChangeStateTo: state)
     }
@@ -59,11 +59,11 @@ extension BaseOperation {
     /// nothing they captured outlives the operation's work.
     func runCompletions() {
         let (handlers, delegate) = withLock { () -> ([@Sendable (BaseOperation) -> Void], (any NetworkOperationDelegate)?) in
-            let handlers = storage.completionHandlers
-            storage.completionHandlers = []
-            storage.progressHandlers = []
-            storage.stateHandlers = []
-            return (handlers, storage.delegate)
+            let handlers = storage.listeners.completionHandlers
+            storage.listeners.completionHandlers = []
+            storage.listeners.progressHandlers = []
+            storage.listeners.stateHandlers = []
+            return (handlers, storage.listeners.delegate)
         }
         for handler in handlers { handler(self) }
         delegate?.operationDidFinish(self)
@@ -71,8 +71,8 @@ extension BaseOperation {
 
     func releaseFinalWaiters() {
         let waiters = withLock { () -> [@Sendable () -> Void] in
-            let waiters = storage.finalWaiters
-            storage.finalWaiters = []
+            let waiters = storage.listeners.finalWaiters
+            storage.listeners.finalWaiters = []
             return waiters
         }
         for waiter in waiters { waiter() }

@@ -31,15 +31,15 @@ extension BaseOperation {
 
     /// A session for this operation only; nil (the default) uses `defaultSession`.
     public var privateSession: NetworkSession? {
-        get { withLock { storage.privateSession } }
-        set { withLock { storage.privateSession = newValue } }
+        get { withLock { storage.settings.privateSession } }
+        set { withLock { storage.settings.privateSession = newValue } }
     }
 
     /// The statuses that count as success; others end the operation `.failedFinished` with
     /// `.httpStatus` (the body is still available). Default: 200–299.
     public var acceptableStatusCodes: Set<Int> {
-        get { withLock { storage.acceptableStatusCodes } }
-        set { withLock { storage.acceptableStatusCodes = newValue } }
+        get { withLock { storage.settings.acceptableStatusCodes } }
+        set { withLock { storage.settings.acceptableStatusCodes = newValue } }
     }
 
     /// The request as the operation will send it (before any `Range` header of a resumption).

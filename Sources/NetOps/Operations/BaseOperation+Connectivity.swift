@@ -5,8 +5,8 @@ extension BaseOperation {
     /// helps tell "this host refused" from "the network is down"; nil (the default): only the
     /// machine's interfaces and the connection's own error tell.
     public var connectivityMonitor: ConnectivityMonitor? {
-        get { withLock { storage.connectivityMonitor } }
-        set { withLock { storage.connectivityMonitor = newValue } }
+        get { withLock { storage.settings.connectivityMonitor } }
+        set { withLock { storage.settings.connectivityMonitor = newValue } }
     }
 
     /// `error`, or `.offline` in its place when a failure to connect came from the network

@@ -5,16 +5,16 @@ extension BaseOperation {
     /// Seconds without a byte moving (either way) after which the operation fails with
     /// `.idleTimeout`. Fractions are honoured. Defaults to the request's `timeoutInterval` (60 s).
     public var idleTimeout: TimeInterval {
-        get { withLock { storage.idleTimeout } }
-        set { withLock { storage.idleTimeout = max(0.001, newValue) } }
+        get { withLock { storage.settings.idleTimeout } }
+        set { withLock { storage.settings.idleTimeout = max(0.001, newValue) } }
     }
 
     /// The most seconds the operation may spend working (time suspended does not count; the
     /// waits between retries do), after which it fails with `.deadlineExceeded`; nil (the
     /// default) for no limit.
     public var totalTimeout: TimeInterval? {
-        get { withLock { storage.totalTimeout } }
-        set { withLock { storage.totalTimeout = newValue.map { max(0.001, $0) } } }
+        get { withLock { storage.settings.totalTimeout } }
+        set { withLock { storage.settings.totalTimeout = newValue.map { max(0.001, $0) } } }
     }
 
     /// When the current transfer's nearer deadline falls. Call with the lock held.
@@ -24,9 +24,9 @@ extension BaseOperation {
     /// transfer costs one check per idle period, not one per chunk.
     func nextDeadlineLocked() -> DispatchTime {
         guard let run = machine.run else { return .distantFuture }
-        var deadline = run.isWaitingToRetry ? DispatchTime.distantFuture : run.lastActivity + storage.idleTimeout
-        if let total = storage.totalTimeout {
-            deadline = min(deadline, run.startedAt + max(0, total - storage.workedSeconds))
+        var deadline = run.isWaitingToRetry ? DispatchTime.distantFuture : run.lastActivity + storage.settings.idleTimeout
+        if let total = storage.settings.totalTimeout {
+            deadline = min(deadline, run.startedAt + max(0, total - storage.history.workedSeconds))
         }
         return deadline
     }
@@ -37,11 +37,11 @@ extension BaseOperation {
         withEffects { effects in
             guard let run = machine.run, run.number == attempt else { return }
             let idle = Self.seconds(since: run.lastActivity)
-            let worked = storage.workedSeconds + Self.seconds(since: run.startedAt)
+            let worked = storage.history.workedSeconds + Self.seconds(since: run.startedAt)
             let error: NetOpsError
-            if idle >= storage.idleTimeout, !run.isWaitingToRetry {
-                error = NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: currentURL)
-            } else if let total = storage.totalTimeout, worked >= total {
+            if idle >= storage.settings.idleTimeout, !run.isWaitingToRetry {
+                error = NetOpsError(.idleTimeout(seconds: storage.settings.idleTimeout), url: currentURL)
+            } else if let total = storage.settings.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
                 again = (run.deadlines, nextDeadlineLocked())

@@ -5,11 +5,11 @@ extension BaseOperation {
     /// away; cancel its operations with `cancelAllOperations(ownedBy:in:)`, also from the
     /// owner's `deinit`.
     public var owner: AnyObject? {
-        get { withLock { storage.owner } }
+        get { withLock { storage.ownership.owner } }
         set {
             withLock {
-                storage.owner = newValue
-                storage.ownerIdentifier = newValue.map(ObjectIdentifier.init)
+                storage.ownership.owner = newValue
+                storage.ownership.ownerIdentifier = newValue.map(ObjectIdentifier.init)
             }
         }
     }
@@ -17,8 +17,8 @@ extension BaseOperation {
     /// A name of what this operation works for, e.g. a request ID; cancel its operations with
     /// `cancelAllOperations(ownerID:in:)`.
     public var ownerID: String? {
-        get { withLock { storage.ownerID } }
-        set { withLock { storage.ownerID = newValue } }
+        get { withLock { storage.ownership.ownerID } }
+        set { withLock { storage.ownership.ownerID = newValue } }
     }
 
     /// Cancels every operation and group in `queue` (waiting or running) whose `owner` is
@@ -50,7 +50,7 @@ extension BaseOperation {
 
     /// Whether this operation works for the owner `match` describes.
     func isOwned(by match: OwnerMatch) -> Bool {
-        withLock { match.matches(storage.owner, identifier: storage.ownerIdentifier) }
+        withLock { match.matches(storage.ownership.owner, identifier: storage.ownership.ownerIdentifier) }
     }
 
     private static func cancel(in queue: OperationQueue?, where matches: (any OwnedOperation) -> Bool) -> Int {

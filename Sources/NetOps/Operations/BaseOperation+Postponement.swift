@@ -105,8 +105,8 @@ extension BaseOperation {
     /// Hooks that prepare each request and judge each response (credentials, 401s); nil uses
     /// `BaseOperation.defaultInterceptor`.
     public var interceptor: (any OperationInterceptor)? {
-        get { withLock { storage.interceptor } }
-        set { withLock { storage.interceptor = newValue } }
+        get { withLock { storage.settings.interceptor } }
+        set { withLock { storage.settings.interceptor = newValue } }
     }
 
     private static let sharedInterceptor = Locked<(any OperationInterceptor)?>(nil)
@@ -121,7 +121,7 @@ extension BaseOperation {
 
     /// The interceptor that judges this operation: its own, else the default it was made with.
     package var effectiveInterceptor: (any OperationInterceptor)? {
-        withLock { storage.interceptor ?? storage.defaults.interceptor }
+        withLock { storage.settings.interceptorInEffect }
     }
 
     /// Values an interceptor or a caller attaches to the operation (for example the version of

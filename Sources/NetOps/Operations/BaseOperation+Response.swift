@@ -52,6 +52,6 @@ extension BaseOperation {
     /// How often a suspended transfer resumed with a `Range` request, and how often it had to
     /// start over (server without Range support, or a changed resource).
     package var resumptionCounts: (ranged: Int, restarted: Int) {
-        withLock { (storage.rangeResumes, storage.restartsFromZero) }
+        withLock { (storage.history.rangeResumes, storage.history.restartsFromZero) }
     }
 }

@@ -17,25 +17,25 @@ extension BaseOperation {
 
     /// This operation's retry policy; nil (the default) uses `BaseOperation.defaultRetryPolicy`.
     public var retryPolicy: RetryPolicy? {
-        get { withLock { storage.retryPolicy } }
-        set { withLock { storage.retryPolicy = newValue } }
+        get { withLock { storage.settings.retryPolicy } }
+        set { withLock { storage.settings.retryPolicy = newValue } }
     }
 
     /// Whether the request may be sent twice: by default true for idempotent methods only. Set
     /// it for a POST whose body the server deduplicates.
     public var isReplayable: Bool {
         get { withLock { isReplayableLocked } }
-        set { withLock { storage.isReplayable = newValue } }
+        set { withLock { storage.settings.isReplayable = newValue } }
     }
 
     var isReplayableLocked: Bool {
-        if let explicit = storage.isReplayable { return explicit }
+        if let explicit = storage.settings.isReplayable { return explicit }
         let method = ((try? storage.request.get())?.httpMethod ?? "GET").uppercased()
         return RetryPolicy.idempotentMethods.contains(method)
     }
 
     /// Requests sent so far (1 after the first; retries and replays add to it).
-    public var attemptsMade: Int { withLock { storage.attemptsMade } }
+    public var attemptsMade: Int { withLock { storage.history.attemptsMade } }
 
     /// Waits `delay` seconds, then sends the request again. Call with the lock held.
     ///
@@ -45,10 +45,10 @@ extension BaseOperation {
     /// then (the idle timeout does not run while no transfer is in flight).
     func scheduleRetryLocked(after delay: TimeInterval, effects: inout Effects) {
         guard let ended = machine.run else { return }
-        storage.retryWaited += delay
+        storage.history.retryWaited += delay
         storage.response = nil
         try? sink.reset()
-        storage.workedSeconds += Self.seconds(since: ended.startedAt)
+        storage.history.workedSeconds += Self.seconds(since: ended.startedAt)
         var next = newRunLocked()
         let number = next.number
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
@@ -57,7 +57,7 @@ extension BaseOperation {
         next.retryTimer = timer
         _ = machine.replaceRun(with: next)
         timer.resume()
-        if storage.totalTimeout != nil { effects.arm = (next.deadlines, number, nextDeadlineLocked()) }
+        if storage.settings.totalTimeout != nil { effects.arm = (next.deadlines, number, nextDeadlineLocked()) }
     }
 
     private func retryNow(run number: UInt64) {

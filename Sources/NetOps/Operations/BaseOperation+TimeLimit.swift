@@ -8,43 +8,43 @@ extension BaseOperation {
     /// operation with the same key fails at start with `.tooSoon`, naming when it may run. Use it
     /// to keep a repeated trigger from sending the same request again and again.
     public var timeLimitBetweenRuns: TimeInterval {
-        get { withLock { storage.timeLimitBetweenRuns } }
-        set { withLock { storage.timeLimitBetweenRuns = max(0, newValue) } }
+        get { withLock { storage.settings.timeLimitBetweenRuns } }
+        set { withLock { storage.settings.timeLimitBetweenRuns = max(0, newValue) } }
     }
 
     /// What counts as "the same request" for `timeLimitBetweenRuns`: by default the method and URL.
     public var runLimitKey: String {
         get { withLock { runLimitKeyLocked(url: currentURL) } }
-        set { withLock { storage.runLimitKey = newValue } }
+        set { withLock { storage.settings.runLimitKey = newValue } }
     }
 
     /// When the next run of the same request may start; nil until a limited run ended.
     public var dateDelayAfterExecution: Date? {
-        withLock { storage.dateDelayAfterExecution }
+        withLock { storage.history.dateDelayAfterExecution }
     }
 
     private func runLimitKeyLocked(url: URL?) -> String {
-        if let key = storage.runLimitKey { return key }
+        if let key = storage.settings.runLimitKey { return key }
         let method = (try? storage.request.get())?.httpMethod ?? "GET"
         return "\(method) \(url?.absoluteString ?? "")"
     }
 
     /// Takes the run slot of this request, or says why not. Call with the lock held.
     func claimRunSlotLocked(url: URL) -> NetOpsError? {
-        guard storage.timeLimitBetweenRuns > 0 else { return nil }
+        guard storage.settings.timeLimitBetweenRuns > 0 else { return nil }
         let key = runLimitKeyLocked(url: url)
         let refusedUntil = RunLimits.claim(key)
         if let refusedUntil { return NetOpsError(.tooSoon(retryAfter: refusedUntil), url: url) }
-        storage.holdsRunSlot = true
+        storage.history.holdsRunSlot = true
         return nil
     }
 
     /// Frees the run slot, starting the time limit. Call with the lock held.
     func releaseRunSlotLocked() {
-        guard storage.holdsRunSlot else { return }
-        storage.holdsRunSlot = false
-        let next = Date(timeIntervalSinceNow: storage.timeLimitBetweenRuns)
-        storage.dateDelayAfterExecution = next
+        guard storage.history.holdsRunSlot else { return }
+        storage.history.holdsRunSlot = false
+        let next = Date(timeIntervalSinceNow: storage.settings.timeLimitBetweenRuns)
+        storage.history.dateDelayAfterExecution = next
         RunLimits.release(runLimitKeyLocked(url: currentURL), until: next)
     }
 }

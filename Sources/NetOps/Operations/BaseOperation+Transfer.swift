@@ -13,7 +13,7 @@ extension BaseOperation {
         // FoundationNetworking truncates fractional values to whole seconds). It is set on the
         // kept request itself, in place: setting it on a copy made Foundation copy the request
         // for every transfer.
-        let backstop = storage.idleTimeout.rounded(.up) + 5
+        let backstop = storage.settings.idleTimeout.rounded(.up) + 5
         var taken = storage.request
         storage.request = Self.requestPlaceholder
         guard case .success(var request) = taken else {
@@ -43,10 +43,10 @@ extension BaseOperation {
                 attemptRequest.setValue("bytes=\(kept)-", forHTTPHeaderField: "Range")
                 attemptRequest.setValue(validator, forHTTPHeaderField: "If-Range")
                 requestedOffset = kept
-                storage.rangeResumes += 1
+                storage.history.rangeResumes += 1
             } else {
                 do { try sink.reset() } catch { return .failure(fileError(error)) }
-                storage.restartsFromZero += 1
+                storage.history.restartsFromZero += 1
             }
         }
         storage.progress.bytesReceived = requestedOffset
@@ -56,7 +56,7 @@ extension BaseOperation {
             run.requestedOffset = requestedOffset
             run.lastActivity = now
         }
-        let session = storage.privateSession ?? storage.defaults.session
+        let session = storage.settings.sessionInEffect
         return .success(
             PreparedTransfer(
                 request: attemptRequest, body: storage.body, engine: session.engine, attempt: run.number,
@@ -85,7 +85,7 @@ extension BaseOperation {
     func launch(_ prepared: PreparedTransfer) {
         prepared.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
         var request = prepared.request
-        if let interceptor = withLock({ storage.interceptor ?? storage.defaults.interceptor }) {
+        if let interceptor = withLock({ storage.settings.interceptorInEffect }) {
             switch interceptor.adapt(request, for: self) {
             case let .proceed(adapted):
                 request = adapted
@@ -105,8 +105,8 @@ extension BaseOperation {
         }
         let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?)? in
             guard isCurrent(prepared.attempt) else { return nil }
-            storage.attemptsMade += 1
-            return (storage.attemptsMade, storage.observer)
+            storage.history.attemptsMade += 1
+            return (storage.history.attemptsMade, storage.settings.observer)
         }
         guard let counted else { return }
         if let observer = counted.observer {
@@ -130,7 +130,7 @@ extension BaseOperation {
 
     /// The current progress and the closures and delegate to tell. Call with the lock held.
     func progressReportLocked() -> ProgressReport {
-        ProgressReport(progress: storage.progress, handlers: storage.progressHandlers, delegate: storage.delegate)
+        ProgressReport(progress: storage.progress, handlers: storage.listeners.progressHandlers, delegate: storage.listeners.delegate)
     }
 
     // MARK: Events of the current transfer
@@ -154,7 +154,7 @@ extension BaseOperation {
                         // A full answer to a ranged request (the resource changed, or the server
                         // ignores ranges): start over so the result stays byte-identical.
                         try sink.reset()
-                        storage.restartsFromZero += 1
+                        storage.history.restartsFromZero += 1
                     }
                     _ = machine.updateRun { $0.requestedOffset = 0 }
                     storage.response = response
@@ -250,14 +250,14 @@ extension BaseOperation {
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 response: storage.response,
                 body: (sink as? MemorySink)?.data ?? Data(),
-                interceptor: storage.interceptor ?? storage.defaults.interceptor,
-                policy: storage.retryPolicy ?? storage.defaults.retryPolicy,
-                attemptsMade: storage.attemptsMade,
-                waited: storage.retryWaited,
+                interceptor: storage.settings.interceptorInEffect,
+                policy: storage.settings.retryPolicyInEffect,
+                attemptsMade: storage.history.attemptsMade,
+                waited: storage.history.retryWaited,
                 replayable: isReplayableLocked,
-                check: storage.responseCheck,
-                connectivity: storage.connectivityMonitor,
-                observer: storage.observer,
+                check: storage.settings.responseCheck,
+                connectivity: storage.settings.connectivityMonitor,
+                observer: storage.settings.observer,
                 progress: storage.progress,
                 resumedAt: machine.run?.requestedOffset ?? 0
             )
@@ -321,7 +321,7 @@ extension BaseOperation {
     /// operation ends: it runs outside the lock, after the interceptor and the retry policy,
     /// and an error it returns fails the operation (`.failedFinished`) with that error.
     package func setResponseCheck(_ check: @escaping @Sendable (BaseOperation) -> NetOpsError?) {
-        withLock { storage.responseCheck = check }
+        withLock { storage.settings.responseCheck = check }
     }
 
     /// The operation's judgement of a response that arrived without a transport error.
@@ -332,7 +332,7 @@ extension BaseOperation {
         if let total = storage.progress.totalBytesToReceive, sink.bytesKept < total {
             return NetOpsError(.truncatedBody(expected: total, received: sink.bytesKept), url: currentURL)
         }
-        guard storage.acceptableStatusCodes.contains(response.statusCode) else {
+        guard storage.settings.acceptableStatusCodes.contains(response.statusCode) else {
             return NetOpsError(.httpStatus(response.statusCode), url: currentURL)
         }
         return nil
@@ -345,7 +345,7 @@ extension BaseOperation {
         case .cancelled:
             return NetOpsError(.cancelled, url: url)
         case .timedOut:
-            return NetOpsError(.idleTimeout(seconds: storage.idleTimeout), url: url)
+            return NetOpsError(.idleTimeout(seconds: storage.settings.idleTimeout), url: url)
         case let .cannotConnect(reason):
             return NetOpsError(.cannotConnect(reason: reason), url: url)
         case let .connectionLost(reason):

@@ -31,82 +31,12 @@ public typealias BO = BaseOperation
 /// (APILayer's `APIOperation`); its initialisers are internal or `package`, so code outside the
 /// package cannot subclass it.
 open class BaseOperation: Operation, @unchecked Sendable {
-    /// The mutable part of an operation, guarded by `lock`.
-    struct Storage {
-        var request: Result<URLRequest, NetOpsError>
-        var body: TransferBody
-        var response: ResponseHead?
-        var progress = TransferProgress()
-        /// Runs numbered so far: each new run takes the next number (`newRunLocked()`).
-        var runsNumbered: UInt64 = 0
-        var rangeResumes = 0
-        var restartsFromZero = 0
-        var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
-        var progressHandlers: [@Sendable (BaseOperation, TransferProgress) -> Void] = []
-        var stateHandlers: [@Sendable (BaseOperation, OperationState) -> Void] = []
-        var finalWaiters: [@Sendable () -> Void] = []
-        weak var delegate: (any NetworkOperationDelegate)?
-        weak var owner: AnyObject?
-        /// The identity of `owner` when it was set: still there while the owner deinitializes.
-        var ownerIdentifier: ObjectIdentifier?
-        var ownerID: String?
-        var privateSession: NetworkSession?
-        var acceptableStatusCodes = BaseOperation.successStatusCodes
-        var idleTimeout: TimeInterval
-        var totalTimeout: TimeInterval?
-        var maximumResponseBodyBytes: Int64?
-        /// Seconds worked in runs that ended (suspended time is not counted).
-        var workedSeconds: Double = 0
-        var timeLimitBetweenRuns: TimeInterval = 0
-        var runLimitKey: String?
-        var holdsRunSlot = false
-        var dateDelayAfterExecution: Date?
-        var parsedJSON: ParsedJSON = .notParsed
-        var interceptor: (any OperationInterceptor)?
-        var retryPolicy: RetryPolicy?
-        var attemptsMade = 0
-        var retryWaited: TimeInterval = 0
-        var isReplayable: Bool?
-        var userInfo: [String: any Sendable] = [:]
-        var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
-        var connectivityMonitor: ConnectivityMonitor?
-        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
-        /// notification, set between its will- and did-change.
-        var postedFinished = false
-        var observer: (any TransferObserver)?
-        /// The last request handed to the engine (credential and trace headers included).
-        var lastSentRequest: URLRequest?
-        var redaction = Redaction.standard
-        /// The process-wide defaults, read once when the operation was made.
-        let defaults: Defaults
-    }
-
     /// 200–299, built once: a set of a hundred codes made for every operation cost a fifth of
     /// what making the operation costs.
     package static let successStatusCodes = Set(200..<300)
 
-    /// The process-wide defaults an operation falls back on, read once when it is made: changing
-    /// them later affects operations made later, and no transfer reads process-wide state.
-    struct Defaults {
-        let session: NetworkSession
-        let interceptor: (any OperationInterceptor)?
-        let retryPolicy: RetryPolicy
-
-        static var current: Defaults {
-            Defaults(
-                session: BaseOperation.defaultSession, interceptor: BaseOperation.defaultInterceptor,
-                retryPolicy: BaseOperation.defaultRetryPolicy)
-        }
-    }
-
     /// An operation's machine: its runs carry their transfer, its end the error.
     typealias Machine = OperationStateMachine<TransferRun, NetOpsError>
-
-    /// The lazily parsed JSON of the response.
-    enum ParsedJSON {
-        case notParsed
-        case parsed(Any?)
-    }
 
     /// Work decided under the lock and carried out after leaving it.
     struct Effects {
@@ -183,7 +113,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     private static func initialStorage(request: Result<URLRequest, NetOpsError>, body: TransferBody) -> Storage {
         let idle = (try? request.get().timeoutInterval).flatMap { $0 > 0 ? $0 : nil } ?? 60
-        return Storage(request: request, body: body, idleTimeout: idle, defaults: .current)
+        return Storage(request: request, body: body, settings: Settings(idleTimeout: idle, defaults: .current))
     }
 
     /// Runs `body` under the operation's lock.
@@ -213,7 +143,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public override func start() {
         let group = GroupScope.current
         group?.adopt(self)
-        withLock { storage.observer }?.operationWillStart(self)
+        withLock { storage.settings.observer }?.operationWillStart(self)
         transition { $0.start(newRunLocked()) }
         // Started while its group is suspended: suspended at once.
         group?.memberStarted(self)
@@ -346,7 +276,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         // transfer where the event calls for that).
         if case var .running(run) = before.current, after.phase != .running {
             run.cancelRetryTimer()
-            storage.workedSeconds += Self.seconds(since: run.startedAt)
+            storage.history.workedSeconds += Self.seconds(since: run.startedAt)
             effects.disarm = (run.deadlines, run.number &+ 1)
         }
     }
@@ -359,9 +289,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// The next run: numbered here and nowhere else, its deadline kept by its session's
     /// scheduler. Call with the lock held.
     func newRunLocked() -> TransferRun {
-        storage.runsNumbered &+= 1
-        let session = storage.privateSession ?? storage.defaults.session
-        return TransferRun(number: storage.runsNumbered, deadlines: session.deadlines)
+        storage.history.runsNumbered &+= 1
+        let session = storage.settings.sessionInEffect
+        return TransferRun(number: storage.history.runsNumbered, deadlines: session.deadlines)
     }
 
     /// Seconds from `start` until now.
@@ -381,7 +311,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)
-            let (interceptor, observer) = withLock { (storage.interceptor ?? storage.defaults.interceptor, storage.observer) }
+            let (interceptor, observer) = withLock { (storage.settings.interceptorInEffect, storage.settings.observer) }
             observer?.didPark(self)
             interceptor?.didPostpone(self)
         }

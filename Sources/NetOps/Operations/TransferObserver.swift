@@ -41,7 +41,7 @@ package struct AttemptReport: Sendable {
 extension BaseOperation {
     /// The observer of this operation's transfers (APILayer's telemetry).
     package var transferObserver: (any TransferObserver)? {
-        get { withLock { storage.observer } }
-        set { withLock { storage.observer = newValue } }
+        get { withLock { storage.settings.observer } }
+        set { withLock { storage.settings.observer = newValue } }
     }
 }
