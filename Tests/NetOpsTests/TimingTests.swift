@@ -58,8 +58,8 @@ struct TimingTests {
     }
 
     /// The total deadline bounds the retries too: a request that keeps failing with 503 and
-    /// `Retry-After: 4` under a generous retry policy ends at its 6 s deadline, during its second
-    /// wait; the waits, longer than the 3 s idle timeout, neither trip it nor restart the count.
+    /// `Retry-After: 4` under a generous retry policy ends at its 6 s deadline, during a wait (the
+    /// second, or the first if a loaded machine was slow to answer); the waits, longer than the 3 s idle timeout, neither trip it nor restart the count.
     /// (The idle timeout must stay well above what a loaded run of the whole suite takes to
     /// answer one request: 0.8 s fired there.)
     @Test(arguments: TestEngine.allCases) func totalDeadlineCountsTheWaitsBetweenRetries(_ engine: TestEngine) async throws {
@@ -69,8 +69,9 @@ struct TimingTests {
         operation.idleTimeout = 3
         operation.totalTimeout = 6
         await #expect(throws: NetOpsError.self) { try await operation.run() }
+        // Without the waits counted, the deadline would never pass: the retries would go on
+        // until the policy's 60 s budget and end with the 503.
         #expect(operation.error?.kind == .deadlineExceeded(seconds: 6))
-        #expect(operation.attemptsMade == 2)
         let worked = Self.workedSeconds(operation)
         #expect(worked >= 5.95 && worked < 8, "ended after \(worked) s of work")
     }

@@ -139,13 +139,13 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     public override func start() {
         let parent = GroupScope.current
         parent?.adopt(self)
-        let (before, after, body) = storage.withLock { storage -> (Machine, Machine, Body?) in
-            let before = storage.machine
+        let (before, after, body) = storage.withLock { storage -> (LifecycleSnapshot, LifecycleSnapshot, Body?) in
+            let before = storage.machine.snapshot
             // On a suspended group `start()` resumes: the body is already running.
             if before.phase == .suspended { return (before, before, nil) }
             let action = storage.machine.start(())
-            guard action == .beginTransfer else { return (before, storage.machine, nil) }
-            return (before, storage.machine, storage.body)
+            guard action == .beginTransfer else { return (before, storage.machine.snapshot, nil) }
+            return (before, storage.machine.snapshot, storage.body)
         }
         if body != nil {
             // Listed before its body runs, so owners find it from now on (its end unlists it).
@@ -167,12 +167,12 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// stop and whatever it returns later is ignored. Cancelling a finished group does nothing.
     public override func cancel() {
         super.cancel()
-        let (before, after, task) = storage.withLock { storage -> (Machine, Machine, Task<Void, Never>?) in
-            let before = storage.machine
+        let (before, after, task) = storage.withLock { storage -> (LifecycleSnapshot, LifecycleSnapshot, Task<Void, Never>?) in
+            let before = storage.machine.snapshot
             _ = storage.machine.cancel(GroupError.cancelled)
             // Never started: the body will not run, let go of what it captured.
             if before.phase == .idle { storage.body = nil }
-            return (before, storage.machine, storage.task)
+            return (before, storage.machine.snapshot, storage.task)
         }
         guard before.phase != after.phase else { return }
         scope.cancel()
@@ -306,7 +306,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         // Members already final count as completed in `progress` before the group ends.
         scope.settle()
         let recorded = policy == .failFast ? scope.failures.first : nil
-        let (before, after, wasSuspended) = storage.withLock { storage -> (Machine, Machine, Bool) in
+        let (before, after, wasSuspended) = storage.withLock { storage -> (LifecycleSnapshot, LifecycleSnapshot, Bool) in
             // The body may end while the group is suspended (its operations had ended, or were
             // cancelled): the group ends all the same, and lets go of its members' suspension.
             let wasSuspended = storage.machine.phase == .suspended
@@ -314,7 +314,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
                 _ = storage.machine.resume(())
                 scope.setSuspended(false)
             }
-            let before = storage.machine
+            let before = storage.machine.snapshot
             // A member's failure under `.failFast` wins over what the body returned.
             var error = (storage.firstFailure ?? recorded)?.error
             if error == nil, case let .failure(thrown) = outcome { error = thrown }
@@ -323,7 +323,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             }
             storage.body = nil
             storage.task = nil
-            return (before, storage.machine, wasSuspended)
+            return (before, storage.machine.snapshot, wasSuspended)
         }
         if wasSuspended { scope.applySuspension() }
         if after.state == .failedFinished { scope.cancel() }
@@ -347,7 +347,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     /// Reports a change of the machine, outside the lock, in the order a queue and waiters
     /// need (`OperationLifecycle`).
-    private func publish(from before: Machine, to after: Machine) {
+    private func publish(from before: LifecycleSnapshot, to after: LifecycleSnapshot) {
         let change = LifecycleChange(from: before, to: after)
         publishExecuting(change)
         publishEnd(change)

@@ -23,28 +23,31 @@ extension BaseOperation {
     /// against its last activity and asks again if the transfer is still moving, so a busy
     /// transfer costs one check per idle period, not one per chunk.
     func nextDeadlineLocked() -> DispatchTime {
-        guard let run = machine.run else { return .distantFuture }
-        var deadline = run.isWaitingToRetry ? DispatchTime.distantFuture : run.lastActivity + storage.settings.idleTimeout
-        if let total = storage.settings.totalTimeout {
-            deadline = min(deadline, run.startedAt + max(0, total - storage.history.workedSeconds))
-        }
-        return deadline
+        let (idle, total, worked) = (storage.settings.idleTimeout, storage.settings.totalTimeout, storage.history.workedSeconds)
+        return machine.withRun { run in
+            var deadline = run.isWaitingToRetry ? DispatchTime.distantFuture : run.lastActivity + idle
+            if let total { deadline = min(deadline, run.startedAt + max(0, total - worked)) }
+            return deadline
+        } ?? .distantFuture
     }
 
     /// Fails the transfer `attempt` if a deadline passed, or asks its scheduler to look again.
     func checkDeadlines(attempt: UInt64) {
         var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
-            guard let run = machine.run, run.number == attempt else { return }
-            let idle = Self.seconds(since: run.lastActivity)
-            let worked = storage.history.workedSeconds + Self.seconds(since: run.startedAt)
+            let current = machine.withRun { run -> (DispatchTime, DispatchTime, Bool, DeadlineScheduler)? in
+                run.number == attempt ? (run.lastActivity, run.startedAt, run.isWaitingToRetry, run.deadlines) : nil
+            }
+            guard let (lastActivity, startedAt, waitingToRetry, scheduler) = current ?? nil else { return }
+            let idle = Self.seconds(since: lastActivity)
+            let worked = storage.history.workedSeconds + Self.seconds(since: startedAt)
             let error: NetOpsError
-            if idle >= storage.settings.idleTimeout, !run.isWaitingToRetry {
+            if idle >= storage.settings.idleTimeout, !waitingToRetry {
                 error = NetOpsError(.idleTimeout(seconds: storage.settings.idleTimeout), url: currentURL)
             } else if let total = storage.settings.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
-                again = (run.deadlines, nextDeadlineLocked())
+                again = (scheduler, nextDeadlineLocked())
                 return
             }
             apply({ $0.abort(error) }, to: &effects)

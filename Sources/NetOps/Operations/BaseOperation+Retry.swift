@@ -44,11 +44,10 @@ extension BaseOperation {
     /// counts as working time: a `totalTimeout` that passes during the wait ends the operation
     /// then (the idle timeout does not run while no transfer is in flight).
     func scheduleRetryLocked(after delay: TimeInterval, effects: inout Effects) {
-        guard let ended = machine.run else { return }
+        guard machine.phase == .running else { return }
         storage.history.retryWaited += delay
         storage.response = nil
         try? sink.reset()
-        storage.history.workedSeconds += Self.seconds(since: ended.startedAt)
         var next = newRunLocked()
         let number = next.number
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
@@ -56,6 +55,7 @@ extension BaseOperation {
         timer.schedule(deadline: .now() + delay)
         next.retryTimer = timer
         _ = machine.replaceRun(with: next)
+        if let ended = machine.takeEndedRun() { end(ended, stopping: false, in: &effects) }
         timer.resume()
         if storage.settings.totalTimeout != nil { effects.arm = (next.deadlines, number, nextDeadlineLocked()) }
     }

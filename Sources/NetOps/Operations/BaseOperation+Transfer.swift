@@ -30,13 +30,15 @@ extension BaseOperation {
             return .failure(NetOpsError(.unsupportedScheme(scheme), url: url))
         }
         if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
-        guard let run = machine.run else { return .failure(NetOpsError(.cancelled, url: url)) }
+        guard let (number, deadlines) = machine.withRun({ ($0.number, $0.deadlines) }) else {
+            return .failure(NetOpsError(.cancelled, url: url))
+        }
 
         var attemptRequest = request
         var requestedOffset: Int64 = 0
         // Late chunks of an earlier transfer are refused from here on, before the length kept
         // (where a `Range` resumes) is read.
-        (sink as? FileSink)?.admit(run.number)
+        (sink as? FileSink)?.admit(number)
         let kept = sink.bytesKept
         if kept > 0 {
             if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
@@ -59,8 +61,8 @@ extension BaseOperation {
         let session = storage.settings.sessionInEffect
         return .success(
             PreparedTransfer(
-                request: attemptRequest, body: storage.body, engine: session.engine, attempt: run.number,
-                deadlines: run.deadlines, deadline: nextDeadlineLocked()))
+                request: attemptRequest, body: storage.body, engine: session.engine, attempt: number,
+                deadlines: deadlines, deadline: nextDeadlineLocked()))
     }
 
     /// Stands in for an operation's request while `prepareTransfer` holds it alone.
@@ -142,7 +144,7 @@ extension BaseOperation {
             // A HEAD, 204 or 304 answer announces the length of a body it does not carry.
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
-            let requestedOffset = machine.run?.requestedOffset ?? 0
+            let requestedOffset = machine.withRun { $0.requestedOffset } ?? 0
             do {
                 if requestedOffset > 0, response.statusCode == 206,
                     let range = ContentRange(response), range.first == requestedOffset
@@ -259,7 +261,7 @@ extension BaseOperation {
                 connectivity: storage.settings.connectivityMonitor,
                 observer: storage.settings.observer,
                 progress: storage.progress,
-                resumedAt: machine.run?.requestedOffset ?? 0
+                resumedAt: machine.withRun { $0.requestedOffset } ?? 0
             )
         }
         guard let outcome else { return }

@@ -225,7 +225,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// Applies `event` to the machine and records its effects. Call with the lock held.
     func apply(_ event: (inout Machine) -> Machine.Action, to effects: inout Effects) {
-        let before = machine
+        let before = machine.snapshot
         let action = event(&machine)
         switch action {
         case .none:
@@ -240,31 +240,24 @@ open class BaseOperation: Operation, @unchecked Sendable {
                 finishLocked()
             }
         case .stopTransfer:
-            effects.stopHandle = before.run?.handle
-        case .stopTransferAndDiscard:
-            effects.stopHandle = before.run?.handle
-            sink.discard()
-            finishLocked()
-        case .discard:
-            sink.discard()
-            finishLocked()
+            break
         case .complete:
             finishLocked()
+        case .stopTransferAndDiscard, .discard, .unpark:
+            sink.discard()
+            finishLocked()
         case .park:
-            effects.stopHandle = before.run?.handle
             sink.discard()
             storage.response = nil
             storage.progress = TransferProgress()
             effects.parked = true
-        case .unpark:
-            sink.discard()
-            finishLocked()
         }
-        record(from: before, to: machine, in: &effects)
+        record(from: before, to: machine.snapshot, in: &effects)
+        if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
     }
 
-    /// Notes what changed between two machine snapshots.
-    private func record(from before: Machine, to after: Machine, in effects: inout Effects) {
+    /// Notes what changed between two snapshots of the machine.
+    private func record(from before: LifecycleSnapshot, to after: LifecycleSnapshot, in effects: inout Effects) {
         let change = LifecycleChange(from: before, to: after)
         effects.lifecycle.postExecuting = effects.lifecycle.postExecuting || change.postExecuting
         effects.lifecycle.postFinished = effects.lifecycle.postFinished || change.postFinished
@@ -272,13 +265,16 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if before.state != after.state { effects.newState = after.state }
         // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
         if before.isPostponed, !after.isPostponed { effects.unparked = true }
-        // The run that ended takes its retry timer and deadline with it (`apply` stops its
-        // transfer where the event calls for that).
-        if case var .running(run) = before.current, after.phase != .running {
-            run.cancelRetryTimer()
-            storage.history.workedSeconds += Self.seconds(since: run.startedAt)
-            effects.disarm = (run.deadlines, run.number &+ 1)
-        }
+    }
+
+    /// A run is over: its working time is counted, its retry timer cancelled, its deadline
+    /// forgotten and, unless it completed by itself, its transfer stopped (after the lock).
+    /// Call with the lock held.
+    func end(_ run: consuming TransferRun, stopping: Bool, in effects: inout Effects) {
+        run.cancelRetryTimer()
+        storage.history.workedSeconds += Self.seconds(since: run.startedAt)
+        effects.disarm = (run.deadlines, run.number &+ 1)
+        if stopping, let handle = run.handle { effects.stopHandle = handle }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
@@ -327,7 +323,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// True when events of the run numbered `number` still matter. Call with the lock held.
     func isCurrent(_ number: UInt64) -> Bool {
-        machine.run?.number == number
+        machine.withRun { $0.number == number } ?? false
     }
 
     func recordPostedFinished() {

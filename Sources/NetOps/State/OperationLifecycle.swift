@@ -13,7 +13,7 @@ struct LifecycleChange {
     init() {}
 
     /// What changed between two snapshots of a machine.
-    init<Run, Failure>(from before: OperationStateMachine<Run, Failure>, to after: OperationStateMachine<Run, Failure>) {
+    init(from before: LifecycleSnapshot, to after: LifecycleSnapshot) {
         postExecuting = before.isExecuting != after.isExecuting
         postFinished = before.isFinished != after.isFinished
         becameFinal = before.state.isWorkingOrInProcess && after.state.isFinishedOrCancelled

@@ -42,11 +42,6 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         case finished(OperationState, Failure?)
     }
 
-    /// The states without their data, to compare and to switch on cheaply.
-    package enum Phase: Sendable, Equatable {
-        case idle, running, suspended, postponed, cancelledBeforeStart, finished
-    }
-
     /// What the owner does after an event.
     package enum Action: Sendable, Equatable {
         /// Nothing: the event did not apply in this state.
@@ -70,11 +65,30 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// The current state.
     package private(set) var current: State = .idle
 
+    /// The run the last event ended (moved out of `.running`), until the owner takes it.
+    private var endedRun: Run?
+
     /// A machine in `.idle`.
     package init() {}
 
+    /// The current state without its data, and as callers see it.
+    package var snapshot: LifecycleSnapshot { LifecycleSnapshot(phase: phase, state: state) }
+
+    /// Takes the run that the last event ended, if it ended one: its transfer to stop, its
+    /// timer to cancel, its deadline to forget.
+    package mutating func takeEndedRun() -> Run? {
+        defer { endedRun = nil }
+        return endedRun
+    }
+
+    /// Moves to `next`, keeping the run it leaves for `takeEndedRun()`.
+    private mutating func leave(to next: State) {
+        if case let .running(run) = current { endedRun = run }
+        current = next
+    }
+
     /// The current state without its data.
-    package var phase: Phase {
+    package var phase: OperationPhase {
         switch current {
         case .idle: return .idle
         case .running: return .running
@@ -110,6 +124,14 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         return nil
     }
 
+    /// Reads the run in progress without copying it out; nil unless `.running`.
+    package func withRun<Result>(_ body: (borrowing Run) -> Result) -> Result? {
+        switch current {
+        case let .running(run): return body(run)
+        case .idle, .suspended, .postponed, .cancelledBeforeStart, .finished: return nil
+        }
+    }
+
     /// Changes the data of the run in progress; returns nil (and changes nothing) unless
     /// `.running`.
     package mutating func updateRun<Result>(_ body: (inout Run) -> Result) -> Result? {
@@ -124,7 +146,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// keeps running. Returns false (and changes nothing) unless `.running`.
     package mutating func replaceRun(with run: Run) -> Bool {
         guard phase == .running else { return false }
-        current = .running(run)
+        leave(to: .running(run))
         return true
     }
 
@@ -159,7 +181,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// `suspend()`: pauses a running transfer.
     package mutating func suspend() -> Action {
         guard phase == .running else { return .none }
-        current = .suspended
+        leave(to: .suspended)
         return .stopTransfer
     }
 
@@ -177,7 +199,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
             current = .cancelledBeforeStart(failure())
             return .none
         case .running:
-            current = .finished(.cancelled, failure())
+            leave(to: .finished(.cancelled, failure()))
             return .stopTransferAndDiscard
         case .suspended:
             current = .finished(.cancelled, failure())
@@ -193,7 +215,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// The operation needs a fresh credential: park it until `replay()` or `abort()`.
     package mutating func postpone() -> Action {
         guard phase == .running else { return .none }
-        current = .postponed
+        leave(to: .postponed)
         return .park
     }
 
@@ -207,7 +229,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// The transfer reported its end: a success without `failure`, else a failure with it.
     package mutating func transferFinished(failure: Failure?) -> Action {
         guard phase == .running else { return .none }
-        current = .finished(failure == nil ? .successFinished : .failedFinished, failure)
+        leave(to: .finished(failure == nil ? .successFinished : .failedFinished, failure))
         return .complete
     }
 
@@ -217,7 +239,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     package mutating func abort(_ failure: Failure) -> Action {
         switch current {
         case .running:
-            current = .finished(.failedFinished, failure)
+            leave(to: .finished(.failedFinished, failure))
             return .stopTransferAndDiscard
         case .suspended:
             current = .finished(.failedFinished, failure)
@@ -229,4 +251,25 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
             return .none
         }
     }
+}
+
+/// An operation machine's state without its data, to compare and to switch on cheaply.
+package enum OperationPhase: Sendable, Equatable {
+    case idle, running, suspended, postponed, cancelledBeforeStart, finished
+}
+
+/// What an operation's lifecycle looks like at one moment, without the data: cheap to keep and
+/// compare (copying the machine would copy the run it carries).
+package struct LifecycleSnapshot: Sendable, Equatable {
+    /// The state without its data.
+    package let phase: OperationPhase
+    /// The state as callers see it.
+    package let state: OperationState
+
+    /// What `Operation.isExecuting` reports.
+    package var isExecuting: Bool { phase == .running || phase == .suspended || phase == .postponed }
+    /// What `Operation.isFinished` reports.
+    package var isFinished: Bool { phase == .finished }
+    /// True while parked.
+    package var isPostponed: Bool { phase == .postponed }
 }
