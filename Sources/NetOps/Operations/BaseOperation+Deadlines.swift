@@ -35,10 +35,10 @@ extension BaseOperation {
     func checkDeadlines(attempt: UInt64) {
         var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
-            let current = machine.withRun { run -> (DispatchTime, DispatchTime, Bool, DeadlineScheduler)? in
-                run.number == attempt ? (run.lastActivity, run.startedAt, run.isWaitingToRetry, run.deadlines) : nil
+            let current = machine.withRun { run -> (DispatchTime, DispatchTime, Bool)? in
+                run.number == attempt ? (run.lastActivity, run.startedAt, run.isWaitingToRetry) : nil
             }
-            guard let (lastActivity, startedAt, waitingToRetry, scheduler) = current ?? nil else { return }
+            guard let (lastActivity, startedAt, waitingToRetry) = current ?? nil else { return }
             let idle = Self.seconds(since: lastActivity)
             let worked = storage.history.workedSeconds + Self.seconds(since: startedAt)
             let error: NetOpsError
@@ -47,7 +47,7 @@ extension BaseOperation {
             } else if let total = storage.settings.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
-                again = (scheduler, nextDeadlineLocked())
+                again = (sessionInEffectLocked.deadlines, nextDeadlineLocked())
                 return
             }
             apply({ $0.abort(error) }, to: &effects)

@@ -121,7 +121,7 @@ extension BaseOperation {
 
     /// The interceptor that judges this operation: its own, else the default it was made with.
     package var effectiveInterceptor: (any OperationInterceptor)? {
-        withLock { storage.settings.interceptorInEffect }
+        withLock { interceptorInEffectLocked }
     }
 
     /// Values an interceptor or a caller attaches to the operation (for example the version of

@@ -57,7 +57,7 @@ extension BaseOperation {
         _ = machine.replaceRun(with: next)
         if let ended = machine.takeEndedRun() { end(ended, stopping: false, in: &effects) }
         timer.resume()
-        if storage.settings.totalTimeout != nil { effects.arm = (next.deadlines, number, nextDeadlineLocked()) }
+        if storage.settings.totalTimeout != nil { effects.arm = (sessionInEffectLocked.deadlines, number, nextDeadlineLocked()) }
     }
 
     private func retryNow(run number: UInt64) {

@@ -50,13 +50,6 @@ extension BaseOperation {
         var redaction = Redaction.standard
         /// The process-wide defaults, read once when the operation was made.
         let defaults: Defaults
-
-        /// The interceptor in effect: the operation's own, else the default it was made with.
-        var interceptorInEffect: (any OperationInterceptor)? { interceptor ?? defaults.interceptor }
-        /// The retry policy in effect: the operation's own, else the default it was made with.
-        var retryPolicyInEffect: RetryPolicy { retryPolicy ?? defaults.retryPolicy }
-        /// The session the operation's transfers run in.
-        var sessionInEffect: NetworkSession { privateSession ?? defaults.session }
     }
 
     /// The closures, delegate and waiters told of an operation's progress, state and end.
@@ -91,6 +84,27 @@ extension BaseOperation {
         /// Whether the operation holds its slot of `timeLimitBetweenRuns`.
         var holdsRunSlot = false
         var dateDelayAfterExecution: Date?
+    }
+
+    // What is in effect, read field by field: a computed property of `Settings` called on
+    // `storage.settings` made Swift copy the whole struct for each call (callgrind: five copies
+    // per request).
+
+    /// The interceptor in effect: the operation's own, else the default it was made with. Call
+    /// with the lock held.
+    var interceptorInEffectLocked: (any OperationInterceptor)? {
+        storage.settings.interceptor ?? storage.settings.defaults.interceptor
+    }
+
+    /// The retry policy in effect: the operation's own, else the default it was made with. Call
+    /// with the lock held.
+    var retryPolicyInEffectLocked: RetryPolicy {
+        storage.settings.retryPolicy ?? storage.settings.defaults.retryPolicy
+    }
+
+    /// The session the operation's transfers run in. Call with the lock held.
+    var sessionInEffectLocked: NetworkSession {
+        storage.settings.privateSession ?? storage.settings.defaults.session
     }
 
     /// The process-wide defaults an operation falls back on, read once when it is made: changing

@@ -30,7 +30,7 @@ extension BaseOperation {
             return .failure(NetOpsError(.unsupportedScheme(scheme), url: url))
         }
         if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
-        guard let (number, deadlines) = machine.withRun({ ($0.number, $0.deadlines) }) else {
+        guard let number = machine.withRun({ $0.number }) else {
             return .failure(NetOpsError(.cancelled, url: url))
         }
 
@@ -58,11 +58,11 @@ extension BaseOperation {
             run.requestedOffset = requestedOffset
             run.lastActivity = now
         }
-        let session = storage.settings.sessionInEffect
+        let session = sessionInEffectLocked
         return .success(
             PreparedTransfer(
                 request: attemptRequest, body: storage.body, engine: session.engine, attempt: number,
-                deadlines: deadlines, deadline: nextDeadlineLocked()))
+                deadlines: session.deadlines, deadline: nextDeadlineLocked()))
     }
 
     /// Stands in for an operation's request while `prepareTransfer` holds it alone.
@@ -87,7 +87,7 @@ extension BaseOperation {
     func launch(_ prepared: PreparedTransfer) {
         prepared.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
         var request = prepared.request
-        if let interceptor = withLock({ storage.settings.interceptorInEffect }) {
+        if let interceptor = withLock({ interceptorInEffectLocked }) {
             switch interceptor.adapt(request, for: self) {
             case let .proceed(adapted):
                 request = adapted
@@ -125,9 +125,15 @@ extension BaseOperation {
         if stale { handle.cancel() }
     }
 
-    /// A byte moved: the idle deadline counts from now. Call with the lock held.
-    func touchLocked() {
-        _ = machine.updateRun { $0.lastActivity = .now() }
+    /// A byte of run `number` moved: if that is the run in progress, its idle deadline counts
+    /// from now and the answer is where it resumed the body; nil for an event of a run that is
+    /// over. Call with the lock held.
+    func touchLocked(_ number: UInt64) -> Int64? {
+        machine.updateRun { run -> Int64? in
+            guard run.number == number else { return nil }
+            run.lastActivity = .now()
+            return run.requestedOffset
+        } ?? nil
     }
 
     /// The current progress and the closures and delegate to tell. Call with the lock held.
@@ -139,12 +145,10 @@ extension BaseOperation {
 
     func attempt(_ attempt: UInt64, didReceive response: ResponseHead) {
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            touchLocked()
+            guard let requestedOffset = touchLocked(attempt) else { return }
             // A HEAD, 204 or 304 answer announces the length of a body it does not carry.
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
-            let requestedOffset = machine.withRun { $0.requestedOffset } ?? 0
             do {
                 if requestedOffset > 0, response.statusCode == 206,
                     let range = ContentRange(response), range.first == requestedOffset
@@ -180,8 +184,7 @@ extension BaseOperation {
             return
         }
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            touchLocked()
+            guard touchLocked(attempt) != nil else { return }
             if let tooLarge = bodyLimitErrorLocked(forLength: sink.bytesKept + Int64(data.count)) {
                 apply({ $0.abort(tooLarge) }, to: &effects)
                 return
@@ -212,8 +215,7 @@ extension BaseOperation {
         }
         guard let kept else { return }
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            touchLocked()
+            guard touchLocked(attempt) != nil else { return }
             storage.progress.bytesReceived = kept
             effects.progress = progressReportLocked()
         }
@@ -221,8 +223,7 @@ extension BaseOperation {
 
     func attempt(_ attempt: UInt64, didSend sent: Int64, expected: Int64?) {
         withEffects { effects in
-            guard isCurrent(attempt) else { return }
-            touchLocked()
+            guard touchLocked(attempt) != nil else { return }
             storage.progress.bytesSent = sent
             storage.progress.totalBytesToSend = expected
             effects.progress = progressReportLocked()
@@ -252,8 +253,8 @@ extension BaseOperation {
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 response: storage.response,
                 body: (sink as? MemorySink)?.data ?? Data(),
-                interceptor: storage.settings.interceptorInEffect,
-                policy: storage.settings.retryPolicyInEffect,
+                interceptor: interceptorInEffectLocked,
+                policy: retryPolicyInEffectLocked,
                 attemptsMade: storage.history.attemptsMade,
                 waited: storage.history.retryWaited,
                 replayable: isReplayableLocked,

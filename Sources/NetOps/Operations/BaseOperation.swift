@@ -273,7 +273,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     func end(_ run: consuming TransferRun, stopping: Bool, in effects: inout Effects) {
         run.cancelRetryTimer()
         storage.history.workedSeconds += Self.seconds(since: run.startedAt)
-        effects.disarm = (run.deadlines, run.number &+ 1)
+        effects.disarm = (sessionInEffectLocked.deadlines, run.number &+ 1)
         if stopping, let handle = run.handle { effects.stopHandle = handle }
     }
 
@@ -282,12 +282,10 @@ open class BaseOperation: Operation, @unchecked Sendable {
         releaseRunSlotLocked()
     }
 
-    /// The next run: numbered here and nowhere else, its deadline kept by its session's
-    /// scheduler. Call with the lock held.
+    /// The next run: numbered here and nowhere else. Call with the lock held.
     func newRunLocked() -> TransferRun {
         storage.history.runsNumbered &+= 1
-        let session = storage.settings.sessionInEffect
-        return TransferRun(number: storage.history.runsNumbered, deadlines: session.deadlines)
+        return TransferRun(number: storage.history.runsNumbered)
     }
 
     /// Seconds from `start` until now.
@@ -307,7 +305,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)
-            let (interceptor, observer) = withLock { (storage.settings.interceptorInEffect, storage.settings.observer) }
+            let (interceptor, observer) = withLock { (interceptorInEffectLocked, storage.settings.observer) }
             observer?.didPark(self)
             interceptor?.didPostpone(self)
         }

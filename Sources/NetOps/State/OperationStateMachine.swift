@@ -2,7 +2,7 @@
 /// the state and returns what the owner must do next.
 ///
 /// `Run` is what exists only while the operation runs (for a network operation the transfer in
-/// flight: its number, its handle, where it resumed, its deadlines; for a group nothing), and
+/// flight: its number, its handle, where it resumed, its clock; for a group nothing), and
 /// `Failure` the error a failed or cancelled operation ends with. Neither outlives its state:
 /// leaving `.running` drops the run, and the error is recorded once, by the event that ends
 /// the operation.
@@ -72,7 +72,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     package init() {}
 
     /// The current state without its data, and as callers see it.
-    package var snapshot: LifecycleSnapshot { LifecycleSnapshot(phase: phase, state: state) }
+    package private(set) var snapshot = LifecycleSnapshot(phase: .idle, state: .readyToStart)
 
     /// Takes the run that the last event ended, if it ended one: its transfer to stop, its
     /// timer to cancel, its deadline to forget.
@@ -84,12 +84,23 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// Moves to `next`, keeping the run it leaves for `takeEndedRun()`.
     private mutating func leave(to next: State) {
         if case let .running(run) = current { endedRun = run }
+        set(next)
+    }
+
+    /// Moves to `next` and notes its snapshot (read often, so reading it copies nothing).
+    private mutating func set(_ next: State) {
+        snapshot = LifecycleSnapshot(phase: Self.phase(of: next), state: Self.state(of: next))
         current = next
     }
 
     /// The current state without its data.
-    package var phase: OperationPhase {
-        switch current {
+    package var phase: OperationPhase { snapshot.phase }
+
+    /// The state as callers see it.
+    package var state: OperationState { snapshot.state }
+
+    private static func phase(of state: State) -> OperationPhase {
+        switch state {
         case .idle: return .idle
         case .running: return .running
         case .suspended: return .suspended
@@ -99,9 +110,8 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         }
     }
 
-    /// The state as callers see it.
-    package var state: OperationState {
-        switch current {
+    private static func state(of state: State) -> OperationState {
+        switch state {
         case .idle: return .readyToStart
         case .running, .postponed: return .working
         case .suspended: return .suspended
@@ -151,12 +161,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     }
 
     /// What `Operation.isExecuting` reports.
-    package var isExecuting: Bool {
-        switch current {
-        case .running, .suspended, .postponed: return true
-        case .idle, .cancelledBeforeStart, .finished: return false
-        }
-    }
+    package var isExecuting: Bool { snapshot.isExecuting }
 
     /// True while the operation is parked.
     package var isPostponed: Bool { phase == .postponed }
@@ -168,10 +173,10 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     package mutating func start(_ run: @autoclosure () -> Run) -> Action {
         switch current {
         case .idle, .suspended:
-            current = .running(run())
+            set(.running(run()))
             return .beginTransfer
         case let .cancelledBeforeStart(failure):
-            current = .finished(.cancelled, failure)
+            set(.finished(.cancelled, failure))
             return .none
         case .running, .postponed, .finished:
             return .none
@@ -188,7 +193,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// `resume()`: continues a suspended operation with `run`.
     package mutating func resume(_ run: @autoclosure () -> Run) -> Action {
         guard phase == .suspended else { return .none }
-        current = .running(run())
+        set(.running(run()))
         return .beginTransfer
     }
 
@@ -196,16 +201,16 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     package mutating func cancel(_ failure: @autoclosure () -> Failure?) -> Action {
         switch current {
         case .idle:
-            current = .cancelledBeforeStart(failure())
+            set(.cancelledBeforeStart(failure()))
             return .none
         case .running:
             leave(to: .finished(.cancelled, failure()))
             return .stopTransferAndDiscard
         case .suspended:
-            current = .finished(.cancelled, failure())
+            set(.finished(.cancelled, failure()))
             return .discard
         case .postponed:
-            current = .finished(.cancelled, failure())
+            set(.finished(.cancelled, failure()))
             return .unpark
         case .cancelledBeforeStart, .finished:
             return .none
@@ -222,7 +227,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// A fresh credential exists: send the parked operation's request again, as `run`.
     package mutating func replay(_ run: @autoclosure () -> Run) -> Action {
         guard phase == .postponed else { return .none }
-        current = .running(run())
+        set(.running(run()))
         return .beginTransfer
     }
 
@@ -242,10 +247,10 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
             leave(to: .finished(.failedFinished, failure))
             return .stopTransferAndDiscard
         case .suspended:
-            current = .finished(.failedFinished, failure)
+            set(.finished(.failedFinished, failure))
             return .discard
         case .postponed:
-            current = .finished(.failedFinished, failure)
+            set(.finished(.failedFinished, failure))
             return .unpark
         case .idle, .cancelledBeforeStart, .finished:
             return .none

@@ -2,6 +2,7 @@ import Dispatch
 
 /// What a network operation has only while it runs: the transfer in flight, or the retry it
 /// waits for. The operation's machine carries it in `.running`, so none of it outlives the run.
+/// Its deadline is armed with the scheduler of the operation's session.
 ///
 /// Unchecked: it lives in its operation's machine, read and changed under the operation's lock
 /// only; its one non-`Sendable` part, the retry timer, is a dispatch source, safe to cancel
@@ -11,8 +12,6 @@ struct TransferRun: @unchecked Sendable {
     let number: UInt64
     /// When the run began (time suspended before it is counted in `workedSeconds`).
     let startedAt: DispatchTime
-    /// The session's scheduler the run's deadline is armed with.
-    let deadlines: DeadlineScheduler
     /// The last time a byte moved, either way (the idle deadline counts from it).
     var lastActivity: DispatchTime
     /// Stops the transfer in flight; nil before the engine took it, and while a retry waits.
@@ -22,11 +21,10 @@ struct TransferRun: @unchecked Sendable {
     /// The timer that sends the request again after a retry delay.
     var retryTimer: (any DispatchSourceTimer)?
 
-    /// A run numbered `number` that starts now, with its deadlines kept by `deadlines`.
-    init(number: UInt64, deadlines: DeadlineScheduler, now: DispatchTime = .now()) {
+    /// A run numbered `number` that starts now.
+    init(number: UInt64, now: DispatchTime = .now()) {
         self.number = number
         self.startedAt = now
-        self.deadlines = deadlines
         self.lastActivity = now
     }
 
