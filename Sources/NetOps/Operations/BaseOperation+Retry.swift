@@ -47,7 +47,7 @@ extension BaseOperation {
         guard machine.phase == .running else { return }
         storage.history.retryWaited += delay
         storage.response = nil
-        try? sink.reset()
+        effects.cleanUp(sink.reset())
         var next = newRunLocked()
         let number = next.number
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
@@ -64,7 +64,7 @@ extension BaseOperation {
         withEffects { effects in
             guard isCurrent(number) else { return }
             _ = machine.updateRun { $0.retryTimer = nil }
-            switch prepareTransfer(firstRun: false) {
+            switch prepareTransfer(firstRun: false, effects: &effects) {
             case let .success(prepared):
                 effects.begin = prepared
             case let .failure(error):

@@ -8,7 +8,7 @@ import FoundationNetworking
 extension BaseOperation {
     /// Builds the request of the next transfer: the operation's request, with a `Range` for the
     /// bytes still missing when a suspended GET resumes. Call with the lock held.
-    func prepareTransfer(firstRun: Bool) -> Result<PreparedTransfer, NetOpsError> {
+    func prepareTransfer(firstRun: Bool, effects: inout Effects) -> Result<PreparedTransfer, NetOpsError> {
         // Operations own their timeouts; the engine's is only a backstop behind them (and
         // FoundationNetworking truncates fractional values to whole seconds). It is set on the
         // kept request itself, in place: setting it on a copy made Foundation copy the request
@@ -47,7 +47,7 @@ extension BaseOperation {
                 requestedOffset = kept
                 storage.history.rangeResumes += 1
             } else {
-                do { try sink.reset() } catch { return .failure(fileError(error)) }
+                effects.cleanUp(sink.reset())
                 storage.history.restartsFromZero += 1
             }
         }
@@ -159,7 +159,7 @@ extension BaseOperation {
                     if sink.bytesKept > 0 {
                         // A full answer to a ranged request (the resource changed, or the server
                         // ignores ranges): start over so the result stays byte-identical.
-                        try sink.reset()
+                        effects.cleanUp(sink.reset())
                         storage.history.restartsFromZero += 1
                     }
                     _ = machine.updateRun { $0.requestedOffset = 0 }
@@ -303,7 +303,7 @@ extension BaseOperation {
             case let .retry(delay):
                 scheduleRetryLocked(after: delay, effects: &effects)
             case let .fail(error):
-                if sink is FileSink { sink.discard() }
+                if sink is FileSink { effects.cleanUp(sink.discard()) }
                 apply({ $0.transferFinished(failure: error) }, to: &effects)
             case .useDefault:
                 var failure = failureError ?? rejection
@@ -313,7 +313,7 @@ extension BaseOperation {
                 // A body that came with an unaccepted status, or that the check rejected, stays
                 // readable in memory (it says why); partial files always go.
                 if let failure, (failure.httpStatus == nil && failure != rejection) || sink is FileSink {
-                    sink.discard()
+                    effects.cleanUp(sink.discard())
                 }
                 apply({ $0.transferFinished(failure: failure) }, to: &effects)
             }

@@ -54,6 +54,13 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
         /// A deadline to arm for a run that waits to retry (its transfer arms its own at launch).
         var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
+        /// Partial files let go of, to close and delete outside the lock.
+        var cleanups: [SinkCleanup] = []
+
+        /// Notes the file work a sink handed back, if any.
+        mutating func cleanUp(_ cleanup: SinkCleanup?) {
+            if let cleanup { cleanups.append(cleanup) }
+        }
     }
 
     /// Progress and who to tell, taken under the lock in the same hold that recorded it, so the
@@ -232,7 +239,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
             break
         case .beginTransfer:
             if before.phase == .idle { effects.track = true }
-            switch prepareTransfer(firstRun: before.phase == .idle) {
+            switch prepareTransfer(firstRun: before.phase == .idle, effects: &effects) {
             case let .success(prepared):
                 effects.begin = prepared
             case let .failure(error):
@@ -244,10 +251,10 @@ open class BaseOperation: Operation, @unchecked Sendable {
         case .complete:
             finishLocked()
         case .stopTransferAndDiscard, .discard, .unpark:
-            sink.discard()
+            effects.cleanUp(sink.discard())
             finishLocked()
         case .park:
-            sink.discard()
+            effects.cleanUp(sink.discard())
             storage.response = nil
             storage.progress = TransferProgress()
             effects.parked = true
@@ -298,6 +305,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
+        for cleanup in effects.cleanups { cleanup.run() }
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
         if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }
         // Listed before its transfer starts, so owners find it from then on.

@@ -9,24 +9,37 @@ import Foundation
 /// one transfer at a time (`admit(_:)`, when the operation starts a transfer): a chunk of an
 /// older transfer that arrives late is refused, so the file is always a prefix of the body and
 /// `bytesKept` its length, and a `Range` request that resumes from there stays byte-identical.
-/// The other calls (once per transfer, not per chunk) come under the operation's lock.
+/// The other calls come once per transfer, under the operation's lock, and do no file work
+/// there but for `commit()`'s close and rename: the file is opened by the first chunk written
+/// (or by `commit()` for an empty body), and `reset()` and `discard()` let go of the partial file
+/// at once, in memory, and return its closing and deletion for after the lock (`SinkCleanup`),
+/// the next body going to a file of a new name.
 final class FileSink: ResponseSink, @unchecked Sendable {
     private struct State {
         var handle: FileHandle?
         var bytesKept: Int64 = 0
         /// The transfer whose chunks are written; nil after `discard()`.
         var writer: UInt64?
+        /// Where the body is written until it is complete: hidden, beside the destination.
+        var partialURL: URL
     }
 
     let destination: URL
-    let partialURL: URL
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     init(destination: URL) {
         self.destination = destination
-        let directory = destination.deletingLastPathComponent()
-        partialURL = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+        state = Locked(State(partialURL: Self.partialFile(for: destination)))
     }
+
+    /// A new hidden file name beside `destination`.
+    private static func partialFile(for destination: URL) -> URL {
+        let directory = destination.deletingLastPathComponent()
+        return directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).part")
+    }
+
+    /// Where the body is being written now.
+    var partialURL: URL { state.withLock { $0.partialURL } }
 
     var bytesKept: Int64 { state.withLock { $0.bytesKept } }
 
@@ -46,9 +59,8 @@ final class FileSink: ResponseSink, @unchecked Sendable {
         }
     }
 
-    func prepare(expectedLength: Int64?) throws {
-        try state.withLock { _ = try openHandle(&$0) }
-    }
+    /// Nothing to do: the file is opened by the first chunk written, outside the operation's lock.
+    func prepare(expectedLength: Int64?) throws {}
 
     func append(_ chunk: Data) throws {
         try state.withLock { state in
@@ -57,10 +69,10 @@ final class FileSink: ResponseSink, @unchecked Sendable {
         }
     }
 
-    func reset() throws {
-        try state.withLock { state in
-            try openHandle(&state).truncate(atOffset: 0)
+    func reset() -> SinkCleanup? {
+        state.withLock { state in
             state.bytesKept = 0
+            return letGo(&state)
         }
     }
 
@@ -70,26 +82,34 @@ final class FileSink: ResponseSink, @unchecked Sendable {
             state.handle = nil
             state.writer = nil
             // rename(2) replaces an existing destination atomically.
-            guard rename(partialURL.path, destination.path) == 0 else {
+            guard rename(state.partialURL.path, destination.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: destination.path, NSLocalizedDescriptionKey: reason])
             }
         }
     }
 
-    func discard() {
+    func discard() -> SinkCleanup? {
         state.withLock { state in
-            try? state.handle?.close()
-            state.handle = nil
             state.writer = nil
-            try? FileManager.default.removeItem(at: partialURL)
             state.bytesKept = 0
+            return letGo(&state)
         }
+    }
+
+    /// Forgets the partial file (the next body goes to a file of a new name) and returns its
+    /// closing and deletion, to run after the operation's lock.
+    private func letGo(_ state: inout State) -> SinkCleanup {
+        let cleanup = SinkCleanup(handle: state.handle, file: state.partialURL)
+        state.handle = nil
+        state.partialURL = Self.partialFile(for: destination)
+        return cleanup
     }
 
     private func openHandle(_ state: inout State) throws -> FileHandle {
         if let handle = state.handle { return handle }
         let manager = FileManager.default
+        let partialURL = state.partialURL
         try manager.createDirectory(at: partialURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         if !manager.fileExists(atPath: partialURL.path) {
             guard manager.createFile(atPath: partialURL.path, contents: nil) else {

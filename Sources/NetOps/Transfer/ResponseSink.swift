@@ -7,6 +7,10 @@ import Foundation
 ///
 /// A sink can keep what arrived across a suspension (`bytesKept`) so the transfer resumes with a
 /// `Range` request, or start over (`reset`) when the server sends the whole body again.
+///
+/// Dropping what a sink kept is decided under the operation's lock but costs no file work there:
+/// `reset()` and `discard()` forget the partial file at once and hand back a `SinkCleanup` that
+/// the operation runs after leaving its lock.
 protocol ResponseSink: AnyObject {
     /// Bytes kept so far.
     var bytesKept: Int64 { get }
@@ -14,12 +18,29 @@ protocol ResponseSink: AnyObject {
     func prepare(expectedLength: Int64?) throws
     /// Appends a chunk.
     func append(_ data: Data) throws
-    /// Drops everything kept so far (the server is sending the whole body again).
-    func reset() throws
+    /// Drops everything kept so far (the server is sending the whole body again); returns the
+    /// file work that implies, to run after the operation's lock.
+    func reset() -> SinkCleanup?
     /// The body arrived whole and was accepted: make it final (move a file into place).
     func commit() throws
-    /// The operation failed or was cancelled: free memory, delete partial files.
-    func discard()
+    /// The operation failed or was cancelled: frees memory and forgets the partial file, whose
+    /// closing and deletion it returns, to run after the operation's lock.
+    func discard() -> SinkCleanup?
+}
+
+/// A partial file a `FileSink` let go of: closed and deleted after the operation's lock. Nothing
+/// writes to it any more (the sink starts any later body in a file of another name).
+struct SinkCleanup: @unchecked Sendable {
+    /// The open handle, if the file was opened.
+    let handle: FileHandle?
+    /// The file.
+    let file: URL
+
+    /// Closes and deletes the file.
+    func run() {
+        try? handle?.close()
+        unlink(file.path)
+    }
 }
 
 /// Collects the body in memory, in one buffer sized from `Content-Length` when there is one, so
@@ -52,15 +73,17 @@ final class MemorySink: ResponseSink {
         data.append(chunk)
     }
 
-    func reset() throws {
+    func reset() -> SinkCleanup? {
         data = Data()
         announced = nil
+        return nil
     }
 
     func commit() throws {}
 
-    func discard() {
+    func discard() -> SinkCleanup? {
         data = Data()
         announced = nil
+        return nil
     }
 }
