@@ -36,7 +36,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
     )
     var onlyVariant: String?
 
@@ -74,6 +74,11 @@ struct EnginesBench: AsyncParsableCommand {
             },
             EngineVariant(name: "raw-ahc") { done in
                 ahc.get(url: smallURL.absoluteString).whenComplete { _ in done() }
+            },
+            // Raw AsyncHTTPClient whose completion is handed to a global dispatch queue, as the
+            // NIO engine's default delivery does: what that hand-off alone costs.
+            EngineVariant(name: "raw-ahc-dispatch") { done in
+                ahc.get(url: smallURL.absoluteString).whenComplete { _ in DispatchQueue.global().async { done() } }
             },
             EngineVariant(name: "urlsession-operation") { done in
                 let operation = DTO.get(smallURL)
@@ -117,7 +122,7 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioLoop, rawAHC, rawURL) = (results[0], results[1], results[2], results[4])
+            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL) = (results[0], results[1], results[2], results[3], results[5])
             figures.append(
                 BenchFigure(
                     name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
@@ -126,6 +131,10 @@ struct EnginesBench: AsyncParsableCommand {
                 BenchFigure(
                     name: "nio-loop-vs-ahc-c\(concurrency)", value: nioLoop.requestsPerSecond,
                     baseline: rawAHC.requestsPerSecond, unit: "req/s", target: nil))
+            figures.append(
+                BenchFigure(
+                    name: "nio-vs-ahc-dispatch-c\(concurrency)", value: nio.requestsPerSecond,
+                    baseline: rawAHCDispatch.requestsPerSecond, unit: "req/s", target: nil))
             if concurrency == 64 {
                 figures.append(
                     BenchFigure(
@@ -160,6 +169,9 @@ struct EnginesBench: AsyncParsableCommand {
             "nio-vs-ahc = DataTaskOperation on the NIO engine (default completionDelivery .dispatchQueue) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
         )
         notes.append("nio-loop = the same with completionDelivery .eventLoop (operations end where AsyncHTTPClient completes its own futures)")
+        notes.append(
+            "nio-vs-ahc-dispatch = the default delivery against raw AsyncHTTPClient whose completion is handed to a global dispatch queue (the same hand-off)"
+        )
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
         rawURLSession.invalidateAndCancel()
