@@ -141,9 +141,14 @@ struct ValidationRun {
                     field = position
                     break
                 }
-                keys[ordinal] = key
+                // Entries below `known` are initialized; ordinals come one by one, so a new one is `known`.
+                if ordinal < known.pointee {
+                    keys[ordinal] = key
+                } else {
+                    (keys + ordinal).initialize(to: key)
+                    known.pointee = ordinal + 1
+                }
                 matched[ordinal] = field
-                if ordinal >= known.pointee { known.pointee = ordinal + 1 }
             }
             if field >= 0 { found[field] = member }
             members.formIndex(after: &member)

@@ -8,7 +8,9 @@ final class ValidationScratch {
     /// Key-order slots per template object: objects with an optional key and without it alternate.
     static let slotsPerObject = 4
 
-    /// The remembered keys, by entry (see `ValidationPlan.Node.keyOrderStart`).
+    /// The remembered keys, by entry (see `ValidationPlan.Node.keyOrderStart`); only the first
+    /// `counts[slot]` entries of each slot are initialized, so a run pays for the slots it uses,
+    /// not for the size of the template.
     let keys: UnsafeMutablePointer<String>
     /// The field each remembered key matched.
     let fields: UnsafeMutablePointer<Int>
@@ -18,23 +20,23 @@ final class ValidationScratch {
     /// the response object, `nil` when absent. A walk is as deep as the template at most, so
     /// the plan's field count bounds it.
     let found: UnsafeMutablePointer<Dictionary<String, JSONValue>.Index?>
-    private let entryCount: Int
+    private let plan: ValidationPlan
 
     init(plan: ValidationPlan) {
-        entryCount = plan.keyOrderEntries
-        let slotCount = plan.objectCount * Self.slotsPerObject
-        keys = .allocate(capacity: max(1, entryCount))
-        keys.initialize(repeating: "", count: entryCount)
-        fields = .allocate(capacity: max(1, entryCount))
-        fields.initialize(repeating: -1, count: entryCount)
+        self.plan = plan
+        let slotCount = plan.keyOrderSlotStarts.count
+        // Trivial or uninitialized until used, except the counts.
+        keys = .allocate(capacity: max(1, plan.keyOrderEntries))
+        fields = .allocate(capacity: max(1, plan.keyOrderEntries))
         counts = .allocate(capacity: max(1, slotCount))
         counts.initialize(repeating: 0, count: slotCount)
-        // Trivial elements: initialized as they are used.
         found = .allocate(capacity: max(1, plan.fieldCount))
     }
 
     deinit {
-        keys.deinitialize(count: entryCount)
+        for (slot, start) in plan.keyOrderSlotStarts.enumerated() {
+            (keys + start).deinitialize(count: counts[slot])
+        }
         keys.deallocate()
         fields.deallocate()
         counts.deallocate()

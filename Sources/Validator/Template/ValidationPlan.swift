@@ -41,16 +41,17 @@ final class ValidationPlan: @unchecked Sendable {
     private let nodeCount: Int
     /// How many fields all the template's objects have together.
     let fieldCount: Int
-    /// The template's object count.
-    let objectCount: Int
     /// How many entries a `ValidationScratch` for this plan holds.
     let keyOrderEntries: Int
+    /// Where each key-order slot starts among those entries, by `objectNumber * slotsPerObject + slot`.
+    let keyOrderSlotStarts: [Int]
 
     init(root: TemplateNode) {
         var nodes: [Node] = []
         var fields: [Field] = []
         var objects = 0
         var entries = 0
+        var slotStarts: [Int] = []
         // Nodes are numbered in pre-order; an object's fields are contiguous, filled in when
         // the object is flattened, so the fields of nested objects follow them.
         func flatten(_ template: TemplateNode) -> Int {
@@ -72,6 +73,7 @@ final class ValidationPlan: @unchecked Sendable {
                 nodes[id].keyOrderStart = entries
                 nodes[id].keyOrderCapacity = capacity
                 objects += 1
+                for slot in 0..<ValidationScratch.slotsPerObject { slotStarts.append(entries + slot * capacity) }
                 entries += capacity * ValidationScratch.slotsPerObject
                 for field in templateFields { fields.append(Field(key: field.key, node: -1)) }
                 for (offset, field) in templateFields.enumerated() {
@@ -86,8 +88,8 @@ final class ValidationPlan: @unchecked Sendable {
         _ = flatten(root)
         nodeCount = nodes.count
         fieldCount = fields.count
-        objectCount = objects
         keyOrderEntries = entries
+        keyOrderSlotStarts = slotStarts
         self.nodes = .allocate(capacity: nodes.count)
         self.nodes.initialize(from: nodes, count: nodes.count)
         self.fields = .allocate(capacity: max(1, fields.count))
