@@ -4,6 +4,10 @@
 /// level appends its key or index to the errors its child added as the recursion unwinds. A
 /// valid response therefore costs no path bookkeeping at all; pointers are rendered at the end.
 ///
+/// The template is read from its `ValidationPlan` in place (nodes and fields by index), so
+/// visiting a response value retains no template node; the only reference counting left is
+/// the copy of each value taken out of its array or object.
+///
 /// A response object is not searched key by key (each `members[key]` hashes the key with
 /// SipHash): the walk goes through its members once, in the dictionary's own order, and
 /// matches each member's key to the template's fields. The objects of an array, as the parser
@@ -20,26 +24,19 @@ struct ValidationRun {
         var actual: String
     }
 
-    /// The member keys of the last response object checked against one template object, in
-    /// that dictionary's order, with the field each matched (-1: none).
-    private struct KeyOrder {
-        var keys: [String] = []
-        var fields: [Int] = []
-    }
-
     let mask: ValidationMask
     let failFast: Bool
     private var pending: [Pending] = []
-    /// Per template object (by `TemplateNode.objectNumber`) and member count modulo 4, the order met last.
-    private var keyOrders: [KeyOrder]
-    /// For each field of the objects being walked (outermost first), the index of its member in
-    /// the response object, `nil` when absent.
-    private let found = ScratchStack<Dictionary<String, JSONValue>.Index?>()
+    private let plan: ValidationPlan
+    private let scratch: ValidationScratch
+    /// How many entries of `scratch.found` the objects being walked use.
+    private var foundCount = 0
 
-    init(mask: ValidationMask, failFast: Bool, objectCount: Int) {
+    init(mask: ValidationMask, failFast: Bool, plan: ValidationPlan) {
         self.mask = mask
         self.failFast = failFast
-        keyOrders = Array(repeating: KeyOrder(), count: objectCount * 4)
+        self.plan = plan
+        scratch = ValidationScratch(plan: plan)
     }
 
     /// Whether the walk should stop (fail-fast and an error is already recorded).
@@ -54,11 +51,12 @@ struct ValidationRun {
         }
     }
 
-    /// Checks `value` against `node`; `topLevel` is true until the walk enters an object's key.
-    mutating func validate(_ value: JSONValue, _ node: TemplateNode, topLevel: Bool) {
-        if node.isOptional, case .null = value { return }
-        let checkRules = node.hasValueRules && mask.contains(.extendedRules)
-        if let expected = node.expectedType, value.type != expected {
+    /// Checks `value` against the plan's node `id`; `topLevel` is true until the walk enters an object's key.
+    mutating func validate(_ value: JSONValue, _ id: Int, topLevel: Bool) {
+        let node = UnsafePointer(plan.nodes + id)
+        if node.pointee.isOptional, case .null = value { return }
+        let checkRules = node.pointee.hasValueRules && mask.contains(.extendedRules)
+        if let expected = node.pointee.expectedType, value.type != expected {
             if mask.contains(.valueTypes) {
                 fail(.type, expected: expected.description, actual: value.typedDescription)
             } else if checkRules {
@@ -72,9 +70,9 @@ struct ValidationRun {
             applyRules(value, node)
             if isDone { return }
         }
-        switch node.shape {
-        case .array(let element?):
+        if node.pointee.element >= 0 {
             guard case .array(let elements) = value else { return }
+            let element = node.pointee.element
             for position in elements.indices {
                 let before = pending.count
                 validate(elements[position], element, topLevel: topLevel)
@@ -83,78 +81,90 @@ struct ValidationRun {
                     if isDone { return }
                 }
             }
-        case .object(let fields):
+        } else if node.pointee.fieldCount >= 0 {
             guard case .object(let members) = value else { return }
             let checkKeys = mask.contains(topLevel ? .keys : .subEntityKeys)
-            let start = found.count
-            defer { found.drop(from: start) }
-            findMembers(of: members, fields, node.objectNumber)
-            for position in fields.indices {
+            let start = foundCount
+            let fieldCount = node.pointee.fieldCount
+            foundCount += fieldCount
+            defer { foundCount = start }
+            findMembers(of: members, node, scratch.found + start)
+            let fields = UnsafePointer(plan.fields + node.pointee.fieldStart)
+            for position in 0..<fieldCount {
                 let before = pending.count
-                if let member = found.pointer(at: start + position).pointee {
-                    validate(members.values[member], fields[position].node, topLevel: false)
-                } else if checkKeys, !fields[position].node.isOptional {
+                let field = fields + position
+                if let member = scratch.found[start + position] {
+                    validate(members.values[member], field.pointee.node, topLevel: false)
+                } else if checkKeys, !plan.nodes[field.pointee.node].isOptional {
                     fail(.key, expected: "present", actual: "absent")
                 }
                 if pending.count > before {
-                    attach(.key(fields[position].key), from: before)
+                    attach(.key(field.pointee.key), from: before)
                     if isDone { return }
                 }
             }
-        default:
-            break
         }
     }
 
-    /// Pushes onto `found`, for each of `fields`, the index of its member in `members` (or `nil`).
-    private mutating func findMembers(of members: [String: JSONValue], _ fields: [TemplateField], _ objectNumber: Int) {
-        let start = found.count
-        for _ in fields { found.push(nil) }
+    /// Sets `found[0..<fieldCount]` to the index in `members` of each field of the object `node` (or `nil`).
+    private func findMembers(
+        of members: [String: JSONValue], _ node: UnsafePointer<ValidationPlan.Node>,
+        _ found: UnsafeMutablePointer<Dictionary<String, JSONValue>.Index?>
+    ) {
+        let fieldCount = node.pointee.fieldCount
+        let fields = UnsafePointer(plan.fields + node.pointee.fieldStart)
+        found.initialize(repeating: nil, count: fieldCount)
         // A response object with far more members than the template has fields: a lookup per
         // field costs less than a walk through every member.
-        guard members.count <= 2 * fields.count + 8 else {
-            for (position, field) in fields.enumerated() {
-                found.pointer(at: start + position).pointee = members.index(forKey: field.key)
+        guard members.count <= node.pointee.keyOrderCapacity else {
+            for position in 0..<fieldCount {
+                found[position] = members.index(forKey: fields[position].key)
             }
             return
         }
-        // Taken out while it is updated, so that the update happens in place.
-        let slot = objectNumber * 4 + members.count & 3
-        var order = keyOrders[slot]
-        keyOrders[slot] = KeyOrder()
+        let slot = members.count % ValidationScratch.slotsPerObject
+        let entry = node.pointee.keyOrderStart + slot * node.pointee.keyOrderCapacity
+        let keys = scratch.keys + entry
+        let matched = scratch.fields + entry
+        let known = scratch.counts + (node.pointee.objectNumber * ValidationScratch.slotsPerObject + slot)
         var ordinal = 0
         var member = members.startIndex
-        while member != members.endIndex {
+        let end = members.endIndex
+        while member != end {
             let key = members.keys[member]
             var field: Int
-            if ordinal < order.keys.count, order.keys[ordinal] == key {
-                field = order.fields[ordinal]
+            if ordinal < known.pointee, keys[ordinal] == key {
+                field = matched[ordinal]
             } else {
-                field = fields.firstIndex { $0.key == key } ?? -1
-                if ordinal < order.keys.count {
-                    order.keys[ordinal] = key
-                    order.fields[ordinal] = field
-                } else {
-                    order.keys.append(key)
-                    order.fields.append(field)
+                field = -1
+                for position in 0..<fieldCount where fields[position].key == key {
+                    field = position
+                    break
                 }
+                // Entries below `known` are initialized; ordinals come one by one, so a new one is `known`.
+                if ordinal < known.pointee {
+                    keys[ordinal] = key
+                } else {
+                    (keys + ordinal).initialize(to: key)
+                    known.pointee = ordinal + 1
+                }
+                matched[ordinal] = field
             }
-            if field >= 0 { found.pointer(at: start + field).pointee = member }
+            if field >= 0 { found[field] = member }
             members.formIndex(after: &member)
             ordinal += 1
         }
-        keyOrders[slot] = order
     }
 
     /// Runs every rule of `node` on `value` (whose type may differ from the template's).
-    private mutating func applyRules(_ value: JSONValue, _ node: TemplateNode) {
-        if node.rules.mustMatch, !JSONEquality.equal(value, node.sample) {
-            fail(.rule(.mustMatch), expected: node.sample.excerpt, actual: value.excerpt)
+    private mutating func applyRules(_ value: JSONValue, _ node: UnsafePointer<ValidationPlan.Node>) {
+        if node.pointee.rules.mustMatch, !JSONEquality.equal(value, node.pointee.sample) {
+            fail(.rule(.mustMatch), expected: node.pointee.sample.excerpt, actual: value.excerpt)
             if isDone { return }
         }
         // The rules are read in place from the node: a copy of the whole `RuleSet` per value
         // cost more than the checks.
-        switch node.expectedType {
+        switch node.pointee.expectedType {
         case .number: applyNumberRules(value, node)
         case .string: applyStringRules(value, node)
         case .array: applyArrayRules(value, node)

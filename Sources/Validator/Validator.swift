@@ -35,8 +35,8 @@ public enum Validator {
     public static func validate(
         _ response: JSONValue, against template: Template, mask: ValidationMask = .all, failFast: Bool = false
     ) -> [ValidationError] {
-        var run = ValidationRun(mask: mask, failFast: failFast, objectCount: template.objectCount)
-        run.validate(response, template.root, topLevel: true)
+        var run = ValidationRun(mask: mask, failFast: failFast, plan: template.plan)
+        run.validate(response, 0, topLevel: true)
         return run.errors
     }
 

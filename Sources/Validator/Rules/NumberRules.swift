@@ -30,14 +30,14 @@ enum NumberRules {
 
 extension ValidationRun {
     /// `minimum` and `maximum` (inclusive).
-    mutating func applyNumberRules(_ value: JSONValue, _ node: TemplateNode) {
-        if let minimum = node.rules.minimum {
+    mutating func applyNumberRules(_ value: JSONValue, _ node: UnsafePointer<ValidationPlan.Node>) {
+        if let minimum = node.pointee.rules.minimum {
             let order = NumberRules.compare(value, minimum)
             if order == nil || order == -1 {
                 fail(.rule(.minimum), expected: ">= \(minimum.jsonText)", actual: value.type == .number ? value.excerpt : value.typedDescription)
             }
         }
-        if let maximum = node.rules.maximum {
+        if let maximum = node.pointee.rules.maximum {
             let order = NumberRules.compare(value, maximum)
             if order == nil || order == 1 {
                 fail(.rule(.maximum), expected: "<= \(maximum.jsonText)", actual: value.type == .number ? value.excerpt : value.typedDescription)

@@ -2,14 +2,14 @@ extension ValidationRun {
     /// The string rules. Lengths count Swift `Character`s (extended grapheme clusters): `"é"`
     /// is one whether composed or decomposed, a flag emoji is one. `hasSuffix` and
     /// `matchWithOneOf` compare with Swift's canonical-equivalence `String` semantics.
-    mutating func applyStringRules(_ value: JSONValue, _ node: TemplateNode) {
+    mutating func applyStringRules(_ value: JSONValue, _ node: UnsafePointer<ValidationPlan.Node>) {
         guard case .string(let text) = value else {
             for (rule, present) in [
-                (Rule.equalInLength, node.rules.exactLength != nil),
-                (.lengthMustBeEqualOrGreaterThan, node.rules.minLength != nil),
-                (.lengthMustBeEqualOrLessThan, node.rules.maxLength != nil),
-                (.hasSuffix, node.rules.suffix != nil),
-                (.matchWithOneOf, node.rules.oneOf != nil),
+                (Rule.equalInLength, node.pointee.rules.exactLength != nil),
+                (.lengthMustBeEqualOrGreaterThan, node.pointee.rules.minLength != nil),
+                (.lengthMustBeEqualOrLessThan, node.pointee.rules.maxLength != nil),
+                (.hasSuffix, node.pointee.rules.suffix != nil),
+                (.matchWithOneOf, node.pointee.rules.oneOf != nil),
             ] where present {
                 fail(.rule(rule), expected: "a string", actual: value.typedDescription)
             }
@@ -24,19 +24,19 @@ extension ValidationRun {
             counted = count
             return count
         }
-        if let exact = node.rules.exactLength, length() != exact {
+        if let exact = node.pointee.rules.exactLength, length() != exact {
             fail(.rule(.equalInLength), expected: "length \(exact)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let minimum = node.rules.minLength, text.utf8.count < minimum || length() < minimum {
+        if let minimum = node.pointee.rules.minLength, text.utf8.count < minimum || length() < minimum {
             fail(.rule(.lengthMustBeEqualOrGreaterThan), expected: "length >= \(minimum)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let maximum = node.rules.maxLength, text.utf8.count > maximum, length() > maximum {
+        if let maximum = node.pointee.rules.maxLength, text.utf8.count > maximum, length() > maximum {
             fail(.rule(.lengthMustBeEqualOrLessThan), expected: "length <= \(maximum)", actual: "length \(length()) \(value.excerpt)")
         }
-        if let suffix = node.rules.suffix, !StringRules.hasSuffix(text, suffix) {
+        if let suffix = node.pointee.rules.suffix, !StringRules.hasSuffix(text, suffix) {
             fail(.rule(.hasSuffix), expected: "a string ending with \(JSONValue.string(suffix).excerpt)", actual: value.excerpt)
         }
-        if let choices = node.rules.oneOf, !choices.contains(text) {
+        if let choices = node.pointee.rules.oneOf, !choices.contains(text) {
             fail(.rule(.matchWithOneOf), expected: "one of \(JSONValue.array(choices.map(JSONValue.string)).excerpt)", actual: value.excerpt)
         }
     }

@@ -11,8 +11,8 @@ public struct Template: Sendable {
     /// The template's JSON, as given.
     public let json: JSONValue
     let root: TemplateNode
-    /// How many objects the compiled template has.
-    let objectCount: Int
+    /// The compiled template flattened for validation.
+    let plan: ValidationPlan
 
     /// Compiles a template.
     /// - Throws: `InvalidTemplateError` listing every template error (see `Validator.checkTemplate`).
@@ -22,7 +22,7 @@ public struct Template: Sendable {
         guard compiler.errors.isEmpty else { throw InvalidTemplateError(errors: compiler.errors) }
         self.json = json
         self.root = root
-        self.objectCount = compiler.objectCount
+        self.plan = ValidationPlan(root: root)
     }
 
     /// Parses and compiles a template from its JSON bytes.

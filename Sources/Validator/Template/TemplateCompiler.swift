@@ -4,8 +4,6 @@ struct TemplateCompiler {
     static let rulesSuffix = "-Rules"
 
     private(set) var errors: [TemplateError] = []
-    /// How many object nodes were compiled (each is numbered, see `TemplateNode.objectNumber`).
-    private(set) var objectCount = 0
     private var path: [PathComponent] = []
 
     /// Compiles `value`, whose rules (from its parent's `-Rules` key) are `rules`.
@@ -57,8 +55,7 @@ struct TemplateCompiler {
                 fields.append(TemplateField(key: key, node: node))
                 sample[key] = node.sample
             }
-            objectCount += 1
-            return TemplateNode(shape: .object(fields: fields), sample: .object(sample), rules: rules, objectNumber: objectCount - 1)
+            return TemplateNode(shape: .object(fields: fields), sample: .object(sample), rules: rules)
         }
     }
 

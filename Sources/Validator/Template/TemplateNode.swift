@@ -1,6 +1,7 @@
 /// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
 ///
-/// A final class so that walking the compiled tree costs a reference count, not a struct copy.
+/// The tree of nodes is what the compiler builds; validation walks its flattened form, the
+/// template's `ValidationPlan`.
 final class TemplateNode: Sendable {
     /// What a response value must look like at this place.
     enum Shape: Sendable {
@@ -24,17 +25,13 @@ final class TemplateNode: Sendable {
     let hasValueRules: Bool
     /// Whether the key may be absent or `null`.
     let isOptional: Bool
-    /// For an object, its number among the template's objects (0, 1, …): where a validation run
-    /// keeps what it learnt about the response objects checked against it. -1 otherwise.
-    let objectNumber: Int
 
-    init(shape: Shape, sample: JSONValue, rules: RuleSet, objectNumber: Int = -1) {
+    init(shape: Shape, sample: JSONValue, rules: RuleSet) {
         self.shape = shape
         self.sample = sample
         self.rules = rules
         self.hasValueRules = rules.hasValueRules
         self.isOptional = rules.isOptional
-        self.objectNumber = objectNumber
         switch shape {
         case .any: expectedType = nil
         case .boolean: expectedType = .boolean
