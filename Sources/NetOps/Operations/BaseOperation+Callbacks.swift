@@ -70,12 +70,12 @@ extension BaseOperation {
     }
 
     func releaseFinalWaiters() {
-        let waiters = withLock { () -> [@Sendable () -> Void] in
+        let (waiters, listed) = withLock { () -> ([@Sendable () -> Void], Bool) in
             let waiters = storage.listeners.finalWaiters
             storage.listeners.finalWaiters = []
-            return waiters
+            return (waiters, storage.ownership.isListed)
         }
         for waiter in waiters { waiter() }
-        OperationRegistry.untrack(self)
+        if listed { OperationRegistry.untrack(self) }
     }
 }

@@ -7,10 +7,12 @@ extension BaseOperation {
     public var owner: AnyObject? {
         get { withLock { storage.ownership.owner } }
         set {
-            withLock {
+            let list = withLock { () -> Bool in
                 storage.ownership.owner = newValue
                 storage.ownership.ownerIdentifier = newValue.map(ObjectIdentifier.init)
+                return machine.isExecuting && listIfOwnedLocked()
             }
+            if list { listForOwners() }
         }
     }
 
@@ -18,7 +20,13 @@ extension BaseOperation {
     /// `cancelAllOperations(ownerID:in:)`.
     public var ownerID: String? {
         get { withLock { storage.ownership.ownerID } }
-        set { withLock { storage.ownership.ownerID = newValue } }
+        set {
+            let list = withLock { () -> Bool in
+                storage.ownership.ownerID = newValue
+                return machine.isExecuting && listIfOwnedLocked()
+            }
+            if list { listForOwners() }
+        }
     }
 
     /// Cancels every operation and group in `queue` (waiting or running) whose `owner` is
@@ -49,6 +57,21 @@ extension BaseOperation {
     }
 
     /// Whether this operation works for the owner `match` describes.
+    /// Decides to list the operation for owners: true (once) when it has an owner or an owner
+    /// ID and is not listed yet; the caller then calls `listForOwners()` outside the lock.
+    /// Operations without an owner are never listed, so they never take the registry's lock.
+    /// Call with the lock held.
+    func listIfOwnedLocked() -> Bool {
+        guard !storage.ownership.isListed, storage.ownership.hasOwner else { return false }
+        storage.ownership.isListed = true
+        return true
+    }
+
+    /// Lists the operation for owners, until it ends (at once unlisted if it already has).
+    func listForOwners() {
+        OperationRegistry.track(self) { withLock { machine.state.isFinishedOrCancelled } }
+    }
+
     func isOwned(by match: OwnerMatch) -> Bool {
         withLock { match.matches(storage.ownership.owner, identifier: storage.ownership.ownerIdentifier) }
     }

@@ -67,6 +67,13 @@ extension BaseOperation {
         /// The identity of `owner` when it was set: still there while the owner deinitializes.
         var ownerIdentifier: ObjectIdentifier?
         var ownerID: String?
+        /// Whether the operation is listed where `cancelAllOperations(ownedBy:)` and
+        /// `cancelAllOperations(ownerID:)` look (`OperationRegistry`): only an operation with an
+        /// owner or an owner ID is, from its start or from when it got one, to its end.
+        var isListed = false
+
+        /// Whether an owner or an owner ID was given.
+        var hasOwner: Bool { ownerIdentifier != nil || ownerID != nil }
     }
 
     /// What an operation's runs add up to, across suspensions, retries and replays.

@@ -48,7 +48,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var begin: PreparedTransfer?
         var parked = false
         var unparked = false
-        /// The operation started working: list it for owners (outside the lock).
+        /// The operation started working with an owner: list it for owners (outside the lock).
         var track = false
         /// The deadline to forget: the transfer it was armed for is over.
         var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
@@ -238,7 +238,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         case .none:
             break
         case .beginTransfer:
-            if before.phase == .idle { effects.track = true }
+            if before.phase == .idle { effects.track = listIfOwnedLocked() }
             switch prepareTransfer(firstRun: before.phase == .idle, effects: &effects) {
             case let .success(prepared):
                 effects.begin = prepared
@@ -309,7 +309,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
         if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }
         // Listed before its transfer starts, so owners find it from then on.
-        if effects.track { OperationRegistry.track(self) { withLock { machine.state.isFinishedOrCancelled } } }
+        if effects.track { listForOwners() }
         if effects.unparked { PostponedOperations.shared.remove(self) }
         if effects.parked {
             PostponedOperations.shared.add(self)
