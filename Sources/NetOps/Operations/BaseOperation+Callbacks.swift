@@ -35,8 +35,8 @@ extension BaseOperation {
 
     /// The delegate told of state changes, progress and the end (held weakly).
     public var delegate: (any NetworkOperationDelegate)? {
-        get { withLock { storage.listeners.delegate } }
-        set { withLock { storage.listeners.delegate = newValue } }
+        get { withLock { lockedDelegate } }
+        set { withLock { lockedDelegate = newValue } }
     }
 
     /// Calls `waiter` once the operation is final and its completions ran (at once if it is).
@@ -50,7 +50,7 @@ extension BaseOperation {
     }
 
     func notifyState(_ state: OperationState) {
-        let (handlers, delegate) = withLock { (storage.listeners.stateHandlers, storage.listeners.delegate) }
+        let (handlers, delegate) = withLock { (storage.listeners.stateHandlers, lockedDelegate) }
         for handler in handlers { handler(self, state) }
         delegate?.operation(self, didChangeStateTo: state)
     }
@@ -63,7 +63,7 @@ extension BaseOperation {
             storage.listeners.completionHandlers = []
             storage.listeners.progressHandlers = []
             storage.listeners.stateHandlers = []
-            return (handlers, storage.listeners.delegate)
+            return (handlers, lockedDelegate)
         }
         for handler in handlers { handler(self) }
         delegate?.operationDidFinish(self)

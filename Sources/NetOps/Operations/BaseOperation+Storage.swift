@@ -52,13 +52,13 @@ extension BaseOperation {
         let defaults: Defaults
     }
 
-    /// The closures, delegate and waiters told of an operation's progress, state and end.
+    /// The closures and waiters told of an operation's progress, state and end (the delegate is
+    /// `BaseOperation.lockedDelegate`).
     struct Listeners {
         var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
         var progressHandlers: [@Sendable (BaseOperation, TransferProgress) -> Void] = []
         var stateHandlers: [@Sendable (BaseOperation, OperationState) -> Void] = []
         var finalWaiters: [@Sendable () -> Void] = []
-        weak var delegate: (any NetworkOperationDelegate)?
     }
 
     /// The object and the identifier an operation belongs to.

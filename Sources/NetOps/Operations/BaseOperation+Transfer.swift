@@ -138,7 +138,7 @@ extension BaseOperation {
 
     /// The current progress and the closures and delegate to tell. Call with the lock held.
     func progressReportLocked() -> ProgressReport {
-        ProgressReport(progress: storage.progress, handlers: storage.listeners.progressHandlers, delegate: storage.listeners.delegate)
+        ProgressReport(progress: storage.progress, handlers: storage.listeners.progressHandlers, delegate: lockedDelegate)
     }
 
     // MARK: Events of the current transfer

@@ -85,6 +85,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// The operation's life, with the data of the run in progress and the error it ended with.
     var machine = Machine()
     var storage: Storage
+    /// The delegate, guarded by `lock` like `storage`. Kept out of `Storage`: reading a weak
+    /// field nested in it made Swift copy the whole storage, four times per request.
+    weak var lockedDelegate: (any NetworkOperationDelegate)?
     let sink: any ResponseSink
     /// A temporary body file this operation made (a multipart form) and deletes when it ends,
     /// or when it is released without having run.
