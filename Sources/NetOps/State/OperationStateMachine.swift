@@ -65,7 +65,8 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// The current state.
     package private(set) var current: State = .idle
 
-    /// The run the last event ended (moved out of `.running`), until the owner takes it.
+    /// The run the last event ended (moved out of `.running`), until the owner takes it. (A
+    /// group's run is empty: it never takes it.)
     private var endedRun: Run?
 
     /// A machine in `.idle`.
@@ -134,7 +135,8 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         return nil
     }
 
-    /// Reads the run in progress without copying it out; nil unless `.running`.
+    /// Reads the run in progress (a field or two, without handing the caller a run of its own
+    /// to release); nil unless `.running`.
     package func withRun<Result>(_ body: (borrowing Run) -> Result) -> Result? {
         switch current {
         case let .running(run): return body(run)
