@@ -35,10 +35,8 @@ extension BaseOperation {
     func checkDeadlines(attempt: UInt64) {
         var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
-            let current = machine.withRun { run -> (DispatchTime, DispatchTime, Bool)? in
-                run.number == attempt ? (run.lastActivity, run.startedAt, run.isWaitingToRetry) : nil
-            }
-            guard let (lastActivity, startedAt, waitingToRetry) = current ?? nil else { return }
+            let current = machine.withRun { ($0.number, $0.lastActivity, $0.startedAt, $0.isWaitingToRetry) }
+            guard let (number, lastActivity, startedAt, waitingToRetry) = current, number == attempt else { return }
             let idle = Self.seconds(since: lastActivity)
             let worked = storage.history.workedSeconds + Self.seconds(since: startedAt)
             let error: NetOpsError

@@ -7,12 +7,10 @@ extension BaseOperation {
     public var owner: AnyObject? {
         get { withLock { storage.ownership.owner } }
         set {
-            let list = withLock { () -> Bool in
-                storage.ownership.owner = newValue
-                storage.ownership.ownerIdentifier = newValue.map(ObjectIdentifier.init)
-                return machine.isExecuting && listIfOwnedLocked()
+            changeOwnership {
+                $0.owner = newValue
+                $0.ownerIdentifier = newValue.map(ObjectIdentifier.init)
             }
-            if list { listForOwners() }
         }
     }
 
@@ -20,13 +18,7 @@ extension BaseOperation {
     /// `cancelAllOperations(ownerID:in:)`.
     public var ownerID: String? {
         get { withLock { storage.ownership.ownerID } }
-        set {
-            let list = withLock { () -> Bool in
-                storage.ownership.ownerID = newValue
-                return machine.isExecuting && listIfOwnedLocked()
-            }
-            if list { listForOwners() }
-        }
+        set { changeOwnership { $0.ownerID = newValue } }
     }
 
     /// Cancels every operation and group in `queue` (waiting or running) whose `owner` is
@@ -56,7 +48,15 @@ extension BaseOperation {
         cancel(in: queue) { $0.ownerID == ownerID }
     }
 
-    /// Whether this operation works for the owner `match` describes.
+    /// Changes the owner or owner ID; a running operation that now has one is listed for owners.
+    private func changeOwnership(_ change: (inout Ownership) -> Void) {
+        let list = withLock { () -> Bool in
+            change(&storage.ownership)
+            return machine.isExecuting && listIfOwnedLocked()
+        }
+        if list { listForOwners() }
+    }
+
     /// Decides to list the operation for owners: true (once) when it has an owner or an owner
     /// ID and is not listed yet; the caller then calls `listForOwners()` outside the lock.
     /// Operations without an owner are never listed, so they never take the registry's lock.
@@ -72,6 +72,7 @@ extension BaseOperation {
         OperationRegistry.track(self) { withLock { machine.state.isFinishedOrCancelled } }
     }
 
+    /// Whether this operation works for the owner `match` describes.
     func isOwned(by match: OwnerMatch) -> Bool {
         withLock { match.matches(storage.ownership.owner, identifier: storage.ownership.ownerIdentifier) }
     }

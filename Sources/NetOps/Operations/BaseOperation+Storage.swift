@@ -26,7 +26,7 @@ extension BaseOperation {
         var settings: Settings
         /// Who hears of its progress, state and end.
         var listeners = Listeners()
-        /// Its owner, for `cancelOperations(of:)` and the like.
+        /// Its owner, for `cancelAllOperations(ownedBy:in:)` and `cancelAllOperations(ownerID:in:)`.
         var ownership = Ownership()
         /// What its runs so far add up to.
         var history = RunHistory()

@@ -129,12 +129,6 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         }
     }
 
-    /// The data of the run in progress; nil unless `.running`.
-    package var run: Run? {
-        if case let .running(run) = current { return run }
-        return nil
-    }
-
     /// Reads the run in progress (a field or two, without handing the caller a run of its own
     /// to release); nil unless `.running`.
     package func withRun<Result>(_ body: (borrowing Run) -> Result) -> Result? {
