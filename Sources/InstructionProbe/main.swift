@@ -23,7 +23,9 @@ loop.completionDelivery = .eventLoop
 let session = NetworkSession.nio(configuration: variant == "nio-operation-loop" ? loop : NIOEngineConfiguration(concurrency: 8))
 var pool = HTTPClient.Configuration.ConnectionPool()
 pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
-let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: HTTPClient.Configuration(connectionPool: pool))
+var rawConfiguration = HTTPClient.Configuration(connectionPool: pool)
+if variant == "raw-ahc-decompressing" { rawConfiguration.decompression = .enabled(limit: .ratio(100)) }
+let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: rawConfiguration)
 
 /// Sends one request through the chosen variant and waits for its end.
 func sendOne() -> Bool {
@@ -37,7 +39,7 @@ func sendOne() -> Bool {
             succeeded.withLock { $0 = operation.state == .successFinished }
             done.signal()
         }.start()
-    case "raw-ahc":
+    case "raw-ahc", "raw-ahc-decompressing":
         client.get(url: url.absoluteString).whenComplete { result in
             if case let .success(response) = result { succeeded.withLock { $0 = response.status == .ok } }
             done.signal()

@@ -105,11 +105,10 @@ final class NIOEngine: TransferEngine {
         var headers = HTTPHeaders()
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             // AsyncHTTPClient frames the body itself.
-            let lowered = name.lowercased()
-            if lowered == "content-length" || lowered == "transfer-encoding" { continue }
+            if name.isFraming { continue }
             headers.add(name: name, value: value)
         }
-        let method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod?.uppercased() ?? "GET")
+        let method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod.map(\.uppercasedASCII) ?? "GET")
         let payload: HTTPClient.Body?
         switch body {
         case .none:
@@ -139,5 +138,22 @@ struct NIOTransferHandle: TransferHandle {
     func cancel() {
         delegate.noteCancelRequested()
         task?.cancel()
+    }
+}
+
+extension String {
+    /// Whether this is `Content-Length` or `Transfer-Encoding` in any case, the fields
+    /// AsyncHTTPClient writes itself; compared without making a lowercased copy.
+    fileprivate var isFraming: Bool {
+        let count = utf8.count
+        guard count == 14 || count == 17 else { return false }
+        let lowered = utf8.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        return lowered.elementsEqual((count == 14 ? "content-length" : "transfer-encoding").utf8)
+    }
+
+    /// The string with ASCII letters uppercased; the string itself when it has no lowercase
+    /// letter (a method name usually), so nothing is copied then.
+    fileprivate var uppercasedASCII: String {
+        utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }) ? uppercased() : self
     }
 }

@@ -202,8 +202,16 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             if droppingContentLength, name.lowercased() == "content-length" { continue }
             fields.append((name, value))
         }
-        return ResponseHead(
-            url: url, statusCode: Int(head.status.code),
-            httpVersion: "HTTP/\(head.version.major).\(head.version.minor)", fields: fields)
+        return ResponseHead(url: url, statusCode: Int(head.status.code), httpVersion: versionName(head.version), fields: fields)
+    }
+
+    /// `HTTP/major.minor`, without building the string for the versions servers answer with.
+    private static func versionName(_ version: HTTPVersion) -> String {
+        switch (version.major, version.minor) {
+        case (1, 1): "HTTP/1.1"
+        case (1, 0): "HTTP/1.0"
+        case (2, 0): "HTTP/2.0"
+        case let (major, minor): "HTTP/\(major).\(minor)"
+        }
     }
 }

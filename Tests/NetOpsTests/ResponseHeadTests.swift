@@ -36,6 +36,13 @@ struct ResponseHeadTests {
         #expect(length(["-1"]) == nil)
         #expect(length(["4x"]) == nil)
         #expect(length([]) == nil)
+        #expect(length(["+42"]) == nil)
+        #expect(length(["4 2"]) == nil)
+        #expect(length(["42, 42"]) == nil)
+        #expect(length(["\t0"]) == 0)
+        #expect(length(["  "]) == nil)
+        #expect(length(["9223372036854775807"]) == Int64.max)
+        #expect(length(["9223372036854775808"]) == nil)
     }
 
     @Test func theHTTPURLResponseIsMadeOnceWhenAskedFor() throws {

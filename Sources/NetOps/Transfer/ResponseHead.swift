@@ -61,10 +61,34 @@ package final class ResponseHead: @unchecked Sendable {
     private static func announcedLength(in fields: [(name: String, value: String)]) -> Int64? {
         var announced: Int64?
         for field in fields where field.name.utf8.count == 14 && field.name.caseInsensitiveEquals("Content-Length") {
-            guard let length = Int64(field.value.trimmingSpaces), length >= 0, announced == nil || announced == length else { return nil }
+            guard let length = decimalLength(field.value), announced == nil || announced == length else { return nil }
             announced = length
         }
         return announced
+    }
+
+    /// A `Content-Length` value: decimal digits, spaces or tabs around them allowed; nil for
+    /// anything else (a sign, a list, an overflow).
+    private static func decimalLength(_ value: String) -> Int64? {
+        var length: Int64 = 0
+        var digits = 0
+        var trailing = false
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                guard !trailing else { return nil }
+                let (shifted, overflow) = length.multipliedReportingOverflow(by: 10)
+                let (sum, carry) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                guard !overflow, !carry else { return nil }
+                length = sum
+                digits += 1
+            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                trailing = digits > 0
+            default:
+                return nil
+            }
+        }
+        return digits > 0 ? length : nil
     }
 
     /// Each field once, repeated fields joined with ", " under the name first seen.
@@ -104,13 +128,6 @@ package final class ResponseHead: @unchecked Sendable {
 }
 
 extension String {
-    /// The string without leading and trailing spaces and tabs.
-    fileprivate var trimmingSpaces: Substring {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return self[first...last]
-    }
-
     /// ASCII case-insensitive equality, the comparison HTTP field names use.
     fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
         var left = utf8.makeIterator()
