@@ -1,6 +1,7 @@
 // `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
 // one variant of `apilayer bench engines` (nio-operation, nio-operation-loop, raw-ahc) and
-// exits. It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load
+// exits; raw-ahc-decompressing is raw AsyncHTTPClient set to decode gzip and deflate as the NIO
+// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding). It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load
 // of the machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry
 // point is synchronous. The instructions of one request are the difference of two runs with
 // different counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
@@ -13,7 +14,7 @@ import NetOpsNIO
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-loop|raw-ahc COUNT URL\n".utf8))
+    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-loop|raw-ahc|raw-ahc-decompressing COUNT URL\n".utf8))
     exit(2)
 }
 let variant = arguments[1]
