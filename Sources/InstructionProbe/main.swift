@@ -1,10 +1,11 @@
 // `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
 // one variant of `apilayer bench engines` (nio-operation, nio-operation-loop, raw-ahc) and
 // exits; raw-ahc-decompressing is raw AsyncHTTPClient set to decode gzip and deflate as the NIO
-// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding). It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load
-// of the machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry
-// point is synchronous. The instructions of one request are the difference of two runs with
-// different counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
+// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding).
+// It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load of the
+// machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry point
+// is synchronous. The instructions of one request are the difference of two runs with different
+// counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
 import AsyncHTTPClient
 import Dispatch
 import Foundation
