@@ -36,7 +36,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing) at --concurrency, for profiling."
     )
     var onlyVariant: String?
 
@@ -60,6 +60,11 @@ struct EnginesBench: AsyncParsableCommand {
         let ahc = HTTPClient(
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton,
             configuration: HTTPClient.Configuration(connectionPool: pool))
+        // Raw AsyncHTTPClient set to decode gzip and deflate as the NIO engine is: its pipeline
+        // carries the decompression handler and its requests offer `Accept-Encoding`.
+        var decoding = HTTPClient.Configuration(connectionPool: pool)
+        decoding.decompression = .enabled(limit: .ratio(NIOEngineConfiguration().decompressionRatioLimit))
+        let ahcDecoding = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: decoding)
 
         let variants: [EngineVariant] = [
             EngineVariant(name: "nio-operation") { done in
@@ -88,6 +93,9 @@ struct EnginesBench: AsyncParsableCommand {
             EngineVariant(name: "raw-urlsession") { done in
                 rawURLSession.dataTask(with: smallURL) { _, _, _ in done() }.resume()
             },
+            EngineVariant(name: "raw-ahc-decompressing") { done in
+                ahcDecoding.get(url: smallURL.absoluteString).whenComplete { _ in done() }
+            },
         ]
 
         if let onlyVariant {
@@ -104,6 +112,7 @@ struct EnginesBench: AsyncParsableCommand {
             }
             rawURLSession.invalidateAndCancel()
             try await ahc.shutdown()
+            try await ahcDecoding.shutdown()
             try await nioSession.shutdownNIOEngine()
             try await nioLoopSession.shutdownNIOEngine()
             return
@@ -122,7 +131,9 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL) = (results[0], results[1], results[2], results[3], results[5])
+            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding) = (
+                results[0], results[1], results[2], results[3], results[5], results[6]
+            )
             figures.append(
                 BenchFigure(
                     name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
@@ -135,6 +146,10 @@ struct EnginesBench: AsyncParsableCommand {
                 BenchFigure(
                     name: "nio-vs-ahc-dispatch-c\(concurrency)", value: nio.requestsPerSecond,
                     baseline: rawAHCDispatch.requestsPerSecond, unit: "req/s", target: nil))
+            figures.append(
+                BenchFigure(
+                    name: "nio-vs-ahc-decompressing-c\(concurrency)", value: nio.requestsPerSecond,
+                    baseline: rawAHCDecoding.requestsPerSecond, unit: "req/s", target: nil))
             if concurrency == 64 {
                 figures.append(
                     BenchFigure(
@@ -148,6 +163,10 @@ struct EnginesBench: AsyncParsableCommand {
                     BenchFigure(
                         name: "nio-loop-cpu-per-request-c64", value: nioLoop.cpuMillisecondsPerRequest,
                         baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: nil))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-cpu-per-request-vs-decompressing-c64", value: nio.cpuMillisecondsPerRequest,
+                        baseline: rawAHCDecoding.cpuMillisecondsPerRequest, unit: "ms", target: nil))
             }
         }
 
@@ -172,10 +191,14 @@ struct EnginesBench: AsyncParsableCommand {
         notes.append(
             "nio-vs-ahc-dispatch = the default delivery against raw AsyncHTTPClient whose completion is handed to a global dispatch queue (the same hand-off)"
         )
+        notes.append(
+            "nio-vs-ahc-decompressing = the default delivery against raw AsyncHTTPClient configured to decode gzip and deflate as the NIO engine is"
+        )
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
         rawURLSession.invalidateAndCancel()
         try await ahc.shutdown()
+        try await ahcDecoding.shutdown()
         try await nioSession.shutdownNIOEngine()
         try await nioLoopSession.shutdownNIOEngine()
     }
