@@ -13,6 +13,7 @@ let package = Package(
     products: [
         .library(name: "NetOps", targets: ["NetOps"]),
         .library(name: "NetOpsNIO", targets: ["NetOpsNIO"]),
+        .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "Validator", targets: ["Validator"]),
         .library(name: "Templater", targets: ["Templater"]),
         .library(name: "Mapper", targets: ["Mapper"]),
@@ -67,8 +68,15 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // JSONValue, its parser and serializer, JSON Pointers: what every module that reads JSON
+        // shares, with nothing about templates.
+        .target(
+            name: "JSONCore",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "Validator",
+            dependencies: ["JSONCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -88,7 +96,7 @@ let package = Package(
         ),
         .target(
             name: "Mapper",
-            dependencies: ["Validator"],
+            dependencies: ["JSONCore"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -211,6 +219,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JSONCoreTests",
+            dependencies: ["JSONCore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -25,7 +25,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzJSONParser",
-            dependencies: ["FuzzSupport", .product(name: "Validator", package: "APILayer")],
+            dependencies: ["FuzzSupport", .product(name: "JSONCore", package: "APILayer")],
             swiftSettings: fuzzSettings
         ),
         .executableTarget(

@@ -1,5 +1,5 @@
 import Foundation
-import Validator
+import JSONCore
 
 /// A `Decoder` over a parsed `JSONValue`: models are decoded from the value a response was
 /// parsed into, without serializing it again for `JSONDecoder`.

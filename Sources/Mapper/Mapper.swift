@@ -1,5 +1,5 @@
 import Foundation
-import Validator
+import JSONCore
 
 /// Turns JSON into Codable models.
 ///

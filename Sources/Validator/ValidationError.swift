@@ -1,3 +1,5 @@
+import JSONCore
+
 /// One way a response differs from its template; the same type as `Validator.ValidationError`.
 ///
 /// Spelled `Validator.ValidationError` where ArgumentParser's `ValidationError` is in scope.

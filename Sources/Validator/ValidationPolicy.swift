@@ -1,3 +1,5 @@
+import JSONCore
+
 /// How the responses of one API method are validated: against its template, by code, or both.
 ///
 /// ```swift

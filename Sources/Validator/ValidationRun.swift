@@ -1,3 +1,5 @@
+import JSONCore
+
 /// One walk of a response against a compiled template, collecting errors.
 ///
 /// The walk keeps no path while it runs: an error is recorded with an empty path, and each

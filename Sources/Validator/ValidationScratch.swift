@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The scratch space of one validation run, allocated once per run and read and written in
 /// place (no reference counting for the space itself).
 ///

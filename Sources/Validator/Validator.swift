@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Checks JSON responses against templates: sample responses annotated with `name-Rules` dictionaries.
 ///
 /// ```swift

@@ -1,7 +1,6 @@
 import Foundation
 import Mapper
 import Testing
-import Validator
 
 /// Decoding straight from a parsed `JSONValue` gives what `JSONDecoder` gives from the bytes:
 /// the same models, and errors naming the same paths.

@@ -1,8 +1,8 @@
 import FuzzSupport
 import Foundation
-import Validator
+import JSONCore
 
-/// libFuzzer entry: Validator's JSON parser on arbitrary bytes.
+/// libFuzzer entry: JSONCore's JSON parser on arbitrary bytes.
 ///
 /// Any input may be refused with a `JSONParseError` whose offset lies inside the input, never
 /// crash. The parser reads strings eight bytes at a time, so the same bytes at another

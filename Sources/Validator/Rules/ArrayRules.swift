@@ -1,3 +1,5 @@
+import JSONCore
+
 extension ValidationRun {
     /// `elementsMustBeEqualOrMoreThan` and `elementsMustBeEqualOrLessThan` (inclusive).
     mutating func applyArrayRules(_ value: JSONValue, _ node: UnsafePointer<ValidationPlan.Node>) {

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Equality as `mustMatch` sees it: deep, with numbers compared by value (`1` equals `1.0`).
 enum JSONEquality {
     /// Whether `lhs` and `rhs` are the same JSON value.

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// `minimum` and `maximum`, and exact comparison of JSON numbers.
 enum NumberRules {
     /// Compares two numbers exactly (an `Int` against a `Double` without rounding the `Int`):

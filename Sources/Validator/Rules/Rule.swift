@@ -1,3 +1,5 @@
+import JSONCore
+
 /// The rules a `name-Rules` dictionary of a template may hold.
 ///
 /// Each rule applies to some JSON types only (`appliesTo(_:)`) and takes one kind of value:

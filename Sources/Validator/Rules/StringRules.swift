@@ -1,3 +1,5 @@
+import JSONCore
+
 extension ValidationRun {
     /// The string rules. Lengths count Swift `Character`s (extended grapheme clusters): `"é"`
     /// is one whether composed or decomposed, a flag emoji is one. `hasSuffix` and

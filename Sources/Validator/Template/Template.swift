@@ -1,4 +1,5 @@
 import Foundation
+import JSONCore
 
 /// A template compiled once and reused: its rules are checked and typed up front, so validating
 /// a response does no template work.

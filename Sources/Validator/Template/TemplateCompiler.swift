@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Turns a template's JSON into `TemplateNode`s, collecting every template error on the way.
 struct TemplateCompiler {
     /// The suffix that marks a key as the rules of its sibling.

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// One compiled value of a template: the type it demands, its rules, and its sample for `mustMatch`.
 ///
 /// The tree of nodes is what the compiler builds; validation walks its flattened form, the

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// A compiled template flattened for validation: its nodes and object fields in two buffers,
 /// referring to each other by index.
 ///

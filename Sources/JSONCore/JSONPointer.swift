@@ -88,22 +88,3 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
         return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 }
-
-/// One step of a path being walked: cheap to push and pop, rendered only when an error is reported.
-package enum PathComponent: Sendable, Hashable {
-    case key(String)
-    case index(Int)
-
-    /// Renders a walked path as a JSON Pointer string.
-    package static func pointer(_ path: [PathComponent]) -> String {
-        var text = ""
-        for component in path {
-            text.append("/")
-            switch component {
-            case .key(let key): text.append(JSONPointer.escape(key))
-            case .index(let position): text.append(String(position))
-            }
-        }
-        return text
-    }
-}

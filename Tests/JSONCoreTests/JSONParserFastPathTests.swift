@@ -1,6 +1,6 @@
 import Foundation
+import JSONCore
 import Testing
-import Validator
 
 /// The parser's fast paths (strings scanned eight bytes at a time, short strings interned,
 /// containers built when they close) answer exactly as a byte-by-byte parser would.

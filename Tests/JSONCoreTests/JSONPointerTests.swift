@@ -1,5 +1,5 @@
+import JSONCore
 import Testing
-import Validator
 
 @Suite struct JSONPointerTests {
     struct Case: Sendable, CustomTestStringConvertible {
@@ -26,7 +26,7 @@ import Validator
     }
 
     @Test func resolves() throws {
-        let document = try json(#"{"a/b": [10, {"c": null}], "": 1}"#)
+        let document = try JSONValue(parsing: #"{"a/b": [10, {"c": null}], "": 1}"#)
         #expect(JSONPointer("/a~1b/0")?.resolve(in: document) == .int(10))
         #expect(JSONPointer("/a~1b/1/c")?.resolve(in: document) == .null)
         #expect(JSONPointer("/")?.resolve(in: document) == .int(1))

@@ -1,6 +1,6 @@
 import Foundation
+import JSONCore
 import Testing
-import Validator
 
 @Suite struct JSONParserTests {
     struct ValidCase: Sendable, CustomTestStringConvertible {
