@@ -1,4 +1,4 @@
-/// The six JSON types, as a template compares them: a number is one type, `int` or `double`.
+/// The six JSON types, a number being one type whether it is written `int` or `double`.
 public enum JSONType: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// `null`.
     case null
