@@ -46,33 +46,48 @@ extension ValidationRun {
 
 /// Fast paths for the string rules that give exactly Swift's `String` answers.
 enum StringRules {
-    /// `text.count`, without grapheme breaking when the text is ASCII without `\r` (then every
-    /// byte is one Character).
+    /// `text.count`, without grapheme breaking when every scalar is below U+0300 and the text
+    /// has no `\r`: such a text is one Character per scalar. (Grapheme clusters join scalars
+    /// only through combining marks, joiners, Hangul, regional indicators, prepended marks and
+    /// CR LF; below U+0300 there is none of them but CR LF. Latin-1 and Latin Extended letters
+    /// such as "é", precomposed, are in that range.)
     static func characterCount(_ text: String) -> Int {
         let utf8 = text.utf8
-        let simple =
-            utf8.withContiguousStorageIfAvailable { bytes in
-                // Eight bytes at a time: a byte >= 0x80 has its high bit set; a CR is a zero
-                // byte of the word XORed with 0x0D in every byte.
-                let ones: UInt64 = 0x0101_0101_0101_0101
-                let highs: UInt64 = 0x8080_8080_8080_8080
-                var position = 0
-                if let base = bytes.baseAddress {
-                    let raw = UnsafeRawPointer(base)
-                    while position + 8 <= bytes.count {
-                        let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
-                        let carriageReturns = word ^ (ones &* 0x0D)
-                        if (word | (carriageReturns &- ones) & ~carriageReturns) & highs != 0 { return false }
-                        position += 8
-                    }
-                }
-                while position < bytes.count {
-                    if bytes[position] >= 0x80 || bytes[position] == 0x0D { return false }
-                    position += 1
-                }
-                return true
-            } ?? !utf8.contains { $0 >= 0x80 || $0 == 0x0D }
-        return simple ? utf8.count : text.count
+        let simple = utf8.withContiguousStorageIfAvailable(simpleScalarCount) ?? nil
+        return simple ?? text.count
+    }
+
+    /// The scalar count of UTF-8 `bytes` whose scalars are all below U+0300, none a CR; nil
+    /// for any other text.
+    private static func simpleScalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        // Eight ASCII bytes at a time: a byte >= 0x80 has its high bit set; a CR is a zero
+        // byte of the word XORed with 0x0D in every byte.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var position = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while position + 8 <= bytes.count {
+                let word = raw.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+                let carriageReturns = word ^ (ones &* 0x0D)
+                if (word | (carriageReturns &- ones) & ~carriageReturns) & highs != 0 { break }
+                position += 8
+            }
+        }
+        // Byte by byte from the first word with a non-ASCII byte or a CR: a two-byte sequence
+        // led by 0xC2...0xCB is a scalar U+0080...U+02FF, its continuation byte not counted.
+        var continuations = 0
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x0D: return nil
+            case 0x00..<0x80: break
+            case 0x80...0xBF: continuations += 1
+            case 0xC2...0xCB: break
+            default: return nil
+            }
+            position += 1
+        }
+        return bytes.count - continuations
     }
 
     /// `text.hasSuffix(suffix)`: a byte comparison when it settles the answer, Swift's
