@@ -265,20 +265,9 @@ final class DecodingContext {
     /// between joined in camel case (the first lowercased, the others capitalized).
     func convertFromSnakeCase(_ key: String) -> String {
         if let known = converted[key] { return known }
-        let result = Self.camelCase(key)
+        let result = KeyCase.camelCase(key)
         converted[key] = result
         return result
-    }
-
-    private static func camelCase(_ key: String) -> String {
-        guard let first = key.firstIndex(where: { $0 != "_" }) else { return key }
-        var last = key.index(before: key.endIndex)
-        while key[last] == "_" { last = key.index(before: last) }
-        let middle = key[first...last]
-        let words = middle.split(separator: "_")
-        guard words.count > 1 else { return key }
-        let joined = words[0].lowercased() + words.dropFirst().map { $0.capitalized }.joined()
-        return String(key[..<first]) + joined + String(key[key.index(after: last)...])
     }
 
     /// The JSON key that most likely decodes the property `key` under `convertFromSnakeCase`
@@ -286,25 +275,10 @@ final class DecodingContext {
     /// converting it back; nil when neither converts to `key`. Cached per property name.
     private func jsonKey(for key: String) -> String? {
         if let known = candidates[key] { return known }
-        let snake = snakeCase(key)
+        let snake = KeyCase.snakeCase(key)
         let candidate: String? = convertFromSnakeCase(snake) == key ? snake : (convertFromSnakeCase(key) == key ? key : nil)
         candidates[key] = candidate
         return candidate
-    }
-
-    /// `firstName` → `first_name`: the usual inverse of `convertFromSnakeCase`.
-    private func snakeCase(_ key: String) -> String {
-        var result = ""
-        result.reserveCapacity(key.utf8.count + 4)
-        for character in key {
-            if character.isUppercase {
-                if !result.isEmpty { result.append("_") }
-                result.append(contentsOf: character.lowercased())
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 }
 
