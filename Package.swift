@@ -166,7 +166,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
-                "OpenAPIImport",
+                "OpenAPIImport", "ThreadSanitizerSuppressions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,11 +188,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Linked into the test binary: the ThreadSanitizer suppressions of known false positives
+        // Linked into the test binaries and into `apilayer` (whose `demo` the tests run as a child
+        // process, DemoServer inside): the ThreadSanitizer suppressions of known false positives
         // in dependencies (read by TSan at start-up; inert in a normal build).
         .target(
             name: "ThreadSanitizerSuppressions",
-            path: "Tests/ThreadSanitizerSuppressions"
+            path: "Sources/ThreadSanitizerSuppressions"
         ),
         // What several test targets share: the process's one DemoServer, a log capture, threads,
         // and the gate that keeps load tests apart from timing tests when tests run in parallel.

@@ -1,6 +1,7 @@
 // ThreadSanitizer asks for this function when the process starts (compiler-rt declares it weak);
 // what it returns is read like a suppressions file. The test targets that run DemoServer depend
-// on this target, so `swift test --sanitize=thread` needs no TSAN_OPTIONS. A binary built
+// on this target, and so does the `apilayer` tool, whose `demo` (DemoServer inside) the tests run
+// as a child process: `swift test --sanitize=thread` needs no TSAN_OPTIONS. A binary built
 // without ThreadSanitizer never calls it.
 //
 // Each entry suppresses one known false positive in a dependency, never a race in this
