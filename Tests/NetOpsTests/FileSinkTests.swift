@@ -53,6 +53,21 @@ struct FileSinkTests {
         #expect(Self.files(in: folder).isEmpty)
     }
 
+    /// What a run that ends (a suspended download) leaves: the length that counts, written
+    /// chunks included, and no chunk of that run written afterwards.
+    @Test func stopAdmittingCountsWhatWasWrittenAndRefusesTheRest() throws {
+        let (sink, folder) = Self.makeSink()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        sink.admit(3)
+        #expect(try sink.write(Data("kept".utf8), of: 3) == 4)
+        #expect(sink.stopAdmitting() == 4)
+        #expect(try sink.write(Data("late".utf8), of: 3) == nil)
+        #expect(sink.bytesKept == 4)
+        sink.admit(4)
+        #expect(try sink.write(Data("more".utf8), of: 4) == 8)
+        _ = sink.discard()?.run()
+    }
+
     @Test func anEmptyBodyIsCommittedAsAnEmptyFile() throws {
         let (sink, folder) = Self.makeSink()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -277,10 +277,14 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if before.isPostponed, !after.isPostponed { effects.unparked = true }
     }
 
-    /// A run is over: its working time is counted, its retry timer cancelled, its deadline
-    /// forgotten and, unless it completed by itself, its transfer stopped (after the lock).
-    /// Call with the lock held.
+    /// A run is over: a file sink writes none of its chunks any more, its working time is
+    /// counted, its retry timer cancelled, its deadline forgotten and, unless it completed by
+    /// itself, its transfer stopped (after the lock). Call with the lock held.
     func end(_ run: consuming TransferRun, stopping: Bool, in effects: inout Effects) {
+        // A chunk of this run may be on its way to the file (written outside this lock): from
+        // here on none lands, and the progress counts what the file holds, where a suspended
+        // download resumes. (The file's lock is held only for one chunk's write.)
+        if let file = sink as? FileSink { storage.progress.bytesReceived = file.stopAdmitting() }
         run.cancelRetryTimer()
         storage.history.workedSeconds += Self.seconds(since: run.startedAt)
         effects.disarm = (sessionInEffectLocked.deadlines, run.number &+ 1)

@@ -48,6 +48,15 @@ final class FileSink: ResponseSink, @unchecked Sendable {
         state.withLock { $0.writer = attempt }
     }
 
+    /// From now on no transfer's chunks are written; returns the length kept, the chunks written
+    /// so far included (one that was being written when this was called too).
+    func stopAdmitting() -> Int64 {
+        state.withLock { state in
+            state.writer = nil
+            return state.bytesKept
+        }
+    }
+
     /// Writes `chunk` of transfer `attempt`: the bytes kept after it, or nil when that transfer
     /// is no longer the one admitted (the chunk is dropped).
     func write(_ chunk: Data, of attempt: UInt64) throws -> Int64? {
