@@ -143,12 +143,9 @@ struct NIOTransferHandle: TransferHandle {
 
 extension String {
     /// Whether this is `Content-Length` or `Transfer-Encoding` in any case, the fields
-    /// AsyncHTTPClient writes itself; compared without making a lowercased copy.
+    /// AsyncHTTPClient writes itself.
     fileprivate var isFraming: Bool {
-        let count = utf8.count
-        guard count == 14 || count == 17 else { return false }
-        let lowered = utf8.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
-        return lowered.elementsEqual((count == 14 ? "content-length" : "transfer-encoding").utf8)
+        caseInsensitiveEquals("Content-Length") || caseInsensitiveEquals("Transfer-Encoding")
     }
 
     /// The string with ASCII letters uppercased; the string itself when it has no lowercase

@@ -199,7 +199,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var fields: [(name: String, value: String)] = []
         fields.reserveCapacity(head.headers.count)
         for (name, value) in head.headers {
-            if droppingContentLength, name.lowercased() == "content-length" { continue }
+            if droppingContentLength, name.caseInsensitiveEquals("Content-Length") { continue }
             fields.append((name, value))
         }
         return ResponseHead(url: url, statusCode: Int(head.status.code), httpVersion: versionName(head.version), fields: fields)

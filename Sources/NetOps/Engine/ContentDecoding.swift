@@ -71,7 +71,7 @@ package enum ContentDecoding {
         guard response.value(forHTTPHeaderField: "Content-Length") != nil, let url = response.url else { return response }
         var fields: [String: String] = [:]
         for (name, value) in response.allHeaderFields {
-            guard let name = name as? String, let value = value as? String, name.lowercased() != "content-length" else { continue }
+            guard let name = name as? String, let value = value as? String, !name.caseInsensitiveEquals("Content-Length") else { continue }
             fields[name] = value
         }
         return HTTPURLResponse(url: url, statusCode: response.statusCode, httpVersion: "HTTP/1.1", headerFields: fields) ?? response

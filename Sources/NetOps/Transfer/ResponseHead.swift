@@ -52,7 +52,7 @@ package final class ResponseHead: @unchecked Sendable {
     package func value(forHTTPHeaderField name: String) -> String? {
         if let foundation { return foundation.value(forHTTPHeaderField: name) }
         var found: String?
-        for field in fields where field.name.utf8.count == name.utf8.count && field.name.caseInsensitiveEquals(name) {
+        for field in fields where field.name.caseInsensitiveEquals(name) {
             found = found.map { $0 + ", " + field.value } ?? field.value
         }
         return found
@@ -60,7 +60,7 @@ package final class ResponseHead: @unchecked Sendable {
 
     private static func announcedLength(in fields: [(name: String, value: String)]) -> Int64? {
         var announced: Int64?
-        for field in fields where field.name.utf8.count == 14 && field.name.caseInsensitiveEquals("Content-Length") {
+        for field in fields where field.name.caseInsensitiveEquals("Content-Length") {
             guard let length = decimalLength(field.value), announced == nil || announced == length else { return nil }
             announced = length
         }
@@ -123,27 +123,6 @@ package final class ResponseHead: @unchecked Sendable {
             if let kept { return kept }
             kept = response
             return response
-        }
-    }
-}
-
-extension String {
-    /// ASCII case-insensitive equality, the comparison HTTP field names use.
-    fileprivate func caseInsensitiveEquals(_ other: String) -> Bool {
-        var left = utf8.makeIterator()
-        var right = other.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil):
-                return true
-            case let (a?, b?):
-                if a == b { continue }
-                let lowerA = a >= 65 && a <= 90 ? a | 0x20 : a
-                let lowerB = b >= 65 && b <= 90 ? b | 0x20 : b
-                if lowerA != lowerB { return false }
-            default:
-                return false
-            }
         }
     }
 }
