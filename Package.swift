@@ -36,7 +36,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // NIOHTTPCompression: the NIO engine maps its decompression errors (AsyncHTTPClient
         // decodes with it).
-        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -64,9 +63,16 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTPCompression", package: "swift-nio-extras"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                "CNetOpsZlib",
             ],
             swiftSettings: strictSettings
+        ),
+        // The system's zlib, with which the NIO engine decodes gzip and deflate bodies.
+        .target(
+            name: "CNetOpsZlib",
+            path: "Sources/CNetOpsZlib",
+            linkerSettings: [.linkedLibrary("z")]
         ),
         // JSONValue, its parser and serializer, JSON Pointers: what every module that reads JSON
         // shares, with nothing about templates.
@@ -185,6 +191,7 @@ let package = Package(
                 "NetOps", "NetOpsNIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: strictSettings
         ),
@@ -217,6 +224,7 @@ let package = Package(
             dependencies: [
                 "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

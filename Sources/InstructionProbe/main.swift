@@ -1,7 +1,9 @@
 // `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
 // one variant of `apilayer bench engines` (nio-operation, nio-operation-loop, raw-ahc) and
 // exits; raw-ahc-decompressing is raw AsyncHTTPClient set to decode gzip and deflate as the NIO
-// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding).
+// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding);
+// raw-ahc-untraced is raw AsyncHTTPClient without its per-request span, as the NIO engine runs it
+// (`NIOEngineConfiguration.makesClientSpans` false).
 // It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load of the
 // machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry point
 // is synchronous. The instructions of one request are the difference of two runs with different
@@ -12,10 +14,12 @@ import Foundation
 import NIOPosix
 import NetOps
 import NetOpsNIO
+import Tracing
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: instruction-probe nio-operation|nio-operation-loop|raw-ahc|raw-ahc-decompressing COUNT URL\n".utf8))
+    let variants = "nio-operation|nio-operation-loop|raw-ahc|raw-ahc-decompressing|raw-ahc-untraced"
+    FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL\n".utf8))
     exit(2)
 }
 let variant = arguments[1]
@@ -27,6 +31,7 @@ var pool = HTTPClient.Configuration.ConnectionPool()
 pool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
 var rawConfiguration = HTTPClient.Configuration(connectionPool: pool)
 if variant == "raw-ahc-decompressing" { rawConfiguration.decompression = .enabled(limit: .ratio(100)) }
+if variant == "raw-ahc-untraced" { rawConfiguration.tracing.tracer = nil }
 let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: rawConfiguration)
 
 /// Sends one request through the chosen variant and waits for its end.
@@ -41,7 +46,7 @@ func sendOne() -> Bool {
             succeeded.withLock { $0 = operation.state == .successFinished }
             done.signal()
         }.start()
-    case "raw-ahc", "raw-ahc-decompressing":
+    case "raw-ahc", "raw-ahc-decompressing", "raw-ahc-untraced":
         client.get(url: url.absoluteString).whenComplete { result in
             if case let .success(response) = result { succeeded.withLock { $0 = response.status == .ok } }
             done.signal()

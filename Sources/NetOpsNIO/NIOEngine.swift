@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NetOps
+import Tracing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -42,9 +43,10 @@ final class NIOEngine: TransferEngine {
             ? .follow(max: configuration.maximumRedirects, allowCycles: false)
             : .disallow
         settings.httpVersion = .http1Only
-        // AsyncHTTPClient decodes gzip and deflate and offers exactly those in `Accept-Encoding`
-        // when a request names none; any other coding is refused in `NIOTransferDelegate`.
-        settings.decompression = .enabled(limit: .ratio(configuration.decompressionRatioLimit))
+        // The engine offers gzip and deflate in `Accept-Encoding` when a request names none, and
+        // its delegate decodes them (`BodyInflater`) and refuses any other coding; AsyncHTTPClient's
+        // own decompression would put a handler into every connection that every request pays.
+        settings.decompression = .disabled
         var tls = TLSConfiguration.makeClientConfiguration()
         if configuration.insecureSkipCertificateVerification {
             tls.certificateVerification = .none
@@ -52,6 +54,11 @@ final class NIOEngine: TransferEngine {
                 "NetOpsNIO: TLS certificate verification is OFF (insecureSkipCertificateVerification); use only against test servers")
         }
         settings.tlsConfiguration = tls
+        if !configuration.makesClientSpans {
+            // Operations and APILayer report their own spans; AsyncHTTPClient's would duplicate
+            // them, and cost a no-op span's work per request when no tracer is bootstrapped.
+            settings.tracing.tracer = nil
+        }
         self.logger = configuration.logger
         self.completionDelivery = configuration.completionDelivery
         self.decompressionRatio = configuration.decompressionRatioLimit
@@ -95,7 +102,12 @@ final class NIOEngine: TransferEngine {
             return NIOTransferHandle(task: nil, delegate: delegate)
         }
         let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
-        task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
+        // The delegate watches the task's future from its first callback on. A client shut down
+        // since the check above fails the task before any callback, without telling the
+        // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.
+        if shutDown.withLockedValue({ $0 }) {
+            task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
+        }
         return NIOTransferHandle(task: task, delegate: delegate)
     }
 
@@ -103,11 +115,14 @@ final class NIOEngine: TransferEngine {
     static func makeRequest(_ request: URLRequest, body: TransferBody, delegate: NIOTransferDelegate) throws -> HTTPClient.Request {
         guard let url = request.url else { throw HTTPClientError.invalidURL }
         var headers = HTTPHeaders()
+        var namesCodings = false
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             // AsyncHTTPClient frames the body itself.
             if name.isFraming { continue }
+            if !namesCodings, name.caseInsensitiveEquals("Accept-Encoding") { namesCodings = true }
             headers.add(name: name, value: value)
         }
+        if !namesCodings { headers.add(name: "Accept-Encoding", value: NIOTransferDelegate.acceptEncoding) }
         let method = NIOHTTP1.HTTPMethod(rawValue: request.httpMethod.map(\.uppercasedASCII) ?? "GET")
         let payload: HTTPClient.Body?
         switch body {

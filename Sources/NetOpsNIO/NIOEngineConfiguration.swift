@@ -41,6 +41,15 @@ public struct NIOEngineConfiguration: Sendable {
     public var insecureSkipCertificateVerification: Bool
     /// Where the engine reports warnings (and AsyncHTTPClient its background activity).
     public var logger: Logger
+    /// Whether AsyncHTTPClient starts a span of its own for every HTTP request (default false).
+    ///
+    /// When true, the client takes the tracer bootstrapped in `InstrumentationSystem` when the
+    /// session is made, as a plain `HTTPClient` does. APILayer already reports every attempt as a
+    /// span (and injects its context into the request), so AsyncHTTPClient's would duplicate it;
+    /// and with no tracer bootstrapped, AsyncHTTPClient still builds a no-op span and its
+    /// attributes for every request (about 30 000 instructions, a tenth of what the whole request
+    /// costs: `Docs/benchmarks.md#engines`).
+    public var makesClientSpans = false
     /// Where the end of a transfer is handed to its operation, and so where completion handlers,
     /// the interceptor's judgement and `run()`'s continuation start: `.dispatchQueue` (the
     /// default) or `.eventLoop`.

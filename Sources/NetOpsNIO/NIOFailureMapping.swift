@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOHTTPCompression
 import NIOPosix
 import NIOSSL
 import NetOps
@@ -11,23 +10,13 @@ import NetOps
 /// the URLSession engine maps `URLError`s, so operations report the same errors on both.
 enum NIOFailureMapping {
     /// The failure for `error`; `connected` tells whether the request head had been sent (an
-    /// I/O error before that means no connection could be made); `decompressionRatio` is the
-    /// engine's limit, named when a decoded body outgrew it.
-    static func failure(from error: any Error, connected: Bool, decompressionRatio: Int = ContentDecoding.ratioLimit) -> TransferFailure {
+    /// I/O error before that means no connection could be made). A body the engine's delegate
+    /// refused (a coding it cannot decode, a decompression bomb, a corrupt or truncated encoded
+    /// body) carries its failure.
+    static func failure(from error: any Error, connected: Bool) -> TransferFailure {
         let reason = String(describing: error)
         if let refused = error as? NIOTransferDelegate.Refused {
             return refused.failure
-        }
-        if let decompression = error as? NIOHTTPDecompression.DecompressionError {
-            switch decompression {
-            case .limit: return ContentDecoding.bomb(decoded: nil, limit: "\(decompressionRatio) times its encoded size")
-            case let .inflationError(code): return ContentDecoding.corrupt("zlib error \(code)")
-            case let .initializationError(code): return ContentDecoding.corrupt("zlib could not start (error \(code))")
-            }
-        }
-        if let extra = error as? NIOHTTPDecompression.ExtraDecompressionError {
-            if extra == .truncatedData { return .connectionLost("the encoded body ended before its last block") }
-            return ContentDecoding.corrupt("bytes follow the end of the encoded body")
         }
         if let client = error as? HTTPClientError {
             return failure(from: client, reason: reason)

@@ -18,6 +18,7 @@ import FoundationNetworking
 /// single completion is handed to a global dispatch queue so that what an operation does when
 /// it ends (completion handlers, starting queued operations) never runs on an event loop —
 /// unless the session's `completionDelivery` is `.eventLoop`, which delivers it right there too.
+/// A gzip or deflate body is decoded here (`BodyInflater`) before its chunks are delivered.
 ///
 /// Races the state resolves:
 /// - an error reported *while* an event is being delivered (the operation cancels the transfer
@@ -37,6 +38,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var pending: TransferFailure??
         var completed = false
         var cancelRequested = false
+        /// The decoder of a gzip or deflate body, from its head on.
+        var inflater: BodyInflater?
     }
 
     private let events: any TransferEvents
@@ -46,8 +49,11 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private let completesOnEventLoop: Bool
     private let state = NIOLockedValueBox(State())
 
-    /// The codings AsyncHTTPClient decodes (one at a time, never stacked).
+    /// The codings the engine decodes (one at a time, never stacked) and offers in
+    /// `Accept-Encoding` when a request names none.
     static let decodableCodings: Set<String> = ["gzip", "deflate"]
+    /// The `Accept-Encoding` value the engine offers.
+    static let acceptEncoding = "deflate, gzip"
 
     /// A response the delegate refused before handing it on (its body in a coding the engine
     /// cannot decode).
@@ -86,6 +92,11 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didSendRequestHead(task: HTTPClient.Task<Void>, _ head: HTTPRequestHead) {
         state.withLockedValue { $0.connected = true }
+        // AsyncHTTPClient fails a task without telling its delegate when a redirect cannot be
+        // followed (a loop, too many) or the request body stream fails after the head went out.
+        // Watched from here, on the task's own loop, the future takes the callback in place;
+        // watched from the thread that started the request, it cost a task on the loop.
+        task.futureResult.whenFailure { [self] error in taskDidFail(error) }
     }
 
     func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
@@ -102,15 +113,24 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         let url = state.withLockedValue { $0.visitedURL } ?? requestURL
-        var decoded = false
+        var inflater: BodyInflater?
         if head.headers.contains(name: "Content-Encoding"), ContentDecoding.mayHaveBody(status: Int(head.status.code), method: method) {
             let codings = ContentDecoding.codings(head.headers[canonicalForm: "Content-Encoding"].joined(separator: ","))
             if let refusal = ContentDecoding.refusal(of: codings, decodable: Self.decodableCodings, stacked: false, engine: "NIO") {
-                // AsyncHTTPClient would pass the body on still encoded.
+                // The body would reach the operation still encoded.
                 return task.eventLoop.makeFailedFuture(Refused(failure: refusal))
             }
-            decoded = !codings.isEmpty
+            if !codings.isEmpty {
+                do {
+                    inflater = try BodyInflater(ratio: decompressionRatio)
+                } catch {
+                    return task.eventLoop.makeFailedFuture(error)
+                }
+            }
         }
+        // A head after a head (a redirect's) starts another body: the earlier decoder goes.
+        state.withLockedValue { $0.inflater = inflater }
+        let decoded = inflater != nil
         if let url {
             // A decoded body's length is not the announced one: the head loses Content-Length.
             let response = Self.responseHead(head, url: url, droppingContentLength: decoded)
@@ -120,7 +140,18 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
-        let data = Data(buffer.readableBytesView)
+        let data: Data
+        if let inflater = state.withLockedValue({ $0.inflater }) {
+            // Decoded outside the lock: AsyncHTTPClient hands over one part at a time.
+            do {
+                data = try inflater.decode(buffer)
+            } catch {
+                return task.eventLoop.makeFailedFuture(error)
+            }
+            if data.isEmpty { return task.eventLoop.makeSucceededVoidFuture() }
+        } else {
+            data = Data(buffer.readableBytesView)
+        }
         deliver { $0.transferDidReceive(data: data) }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -130,8 +161,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     /// The request's task failed. AsyncHTTPClient fails a task without telling its delegate when
-    /// a redirect cannot be followed (a loop, too many): the engine reports that failure here.
-    /// A transfer that already completed ignores it.
+    /// a redirect cannot be followed (a loop, too many) or the client was shut down: that failure
+    /// is reported here. A transfer that already completed ignores it.
     func taskDidFail(_ error: any Error) {
         fail(with: error)
     }
@@ -139,11 +170,19 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private func fail(with error: any Error) {
         let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
         complete(
-            cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected, decompressionRatio: decompressionRatio),
+            cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected),
             onEventLoop: completesOnEventLoop)
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+        if let inflater = state.withLockedValue({ $0.inflater }) {
+            do {
+                try inflater.finish()
+            } catch {
+                complete(error.failure, onEventLoop: completesOnEventLoop)
+                return
+            }
+        }
         complete(nil, onEventLoop: completesOnEventLoop)
     }
 

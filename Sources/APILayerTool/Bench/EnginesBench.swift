@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import NetOps
 import NetOpsNIO
+import Tracing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -36,7 +37,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing, raw-ahc-untraced) at --concurrency, for profiling."
     )
     var onlyVariant: String?
 
@@ -65,6 +66,12 @@ struct EnginesBench: AsyncParsableCommand {
         var decoding = HTTPClient.Configuration(connectionPool: pool)
         decoding.decompression = .enabled(limit: .ratio(NIOEngineConfiguration().decompressionRatioLimit))
         let ahcDecoding = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: decoding)
+        // Raw AsyncHTTPClient without its per-request span, as the NIO engine runs it by default
+        // (`NIOEngineConfiguration.makesClientSpans`): the operation's cost with that saving
+        // taken out of the comparison.
+        var untraced = HTTPClient.Configuration(connectionPool: pool)
+        untraced.tracing.tracer = nil
+        let ahcUntraced = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: untraced)
 
         let variants: [EngineVariant] = [
             EngineVariant(name: "nio-operation") { done in
@@ -96,6 +103,9 @@ struct EnginesBench: AsyncParsableCommand {
             EngineVariant(name: "raw-ahc-decompressing") { done in
                 ahcDecoding.get(url: smallURL.absoluteString).whenComplete { _ in done() }
             },
+            EngineVariant(name: "raw-ahc-untraced") { done in
+                ahcUntraced.get(url: smallURL.absoluteString).whenComplete { _ in done() }
+            },
         ]
 
         if let onlyVariant {
@@ -113,6 +123,7 @@ struct EnginesBench: AsyncParsableCommand {
             rawURLSession.invalidateAndCancel()
             try await ahc.shutdown()
             try await ahcDecoding.shutdown()
+            try await ahcUntraced.shutdown()
             try await nioSession.shutdownNIOEngine()
             try await nioLoopSession.shutdownNIOEngine()
             return
@@ -131,8 +142,8 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding) = (
-                results[0], results[1], results[2], results[3], results[5], results[6]
+            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding, rawAHCUntraced) = (
+                results[0], results[1], results[2], results[3], results[5], results[6], results[7]
             )
             figures.append(
                 BenchFigure(
@@ -150,6 +161,10 @@ struct EnginesBench: AsyncParsableCommand {
                 BenchFigure(
                     name: "nio-vs-ahc-decompressing-c\(concurrency)", value: nio.requestsPerSecond,
                     baseline: rawAHCDecoding.requestsPerSecond, unit: "req/s", target: nil))
+            figures.append(
+                BenchFigure(
+                    name: "nio-vs-ahc-untraced-c\(concurrency)", value: nio.requestsPerSecond,
+                    baseline: rawAHCUntraced.requestsPerSecond, unit: "req/s", target: nil))
             if concurrency == 64 {
                 figures.append(
                     BenchFigure(
@@ -167,6 +182,10 @@ struct EnginesBench: AsyncParsableCommand {
                     BenchFigure(
                         name: "nio-cpu-per-request-vs-decompressing-c64", value: nio.cpuMillisecondsPerRequest,
                         baseline: rawAHCDecoding.cpuMillisecondsPerRequest, unit: "ms", target: nil))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-cpu-per-request-vs-untraced-c64", value: nio.cpuMillisecondsPerRequest,
+                        baseline: rawAHCUntraced.cpuMillisecondsPerRequest, unit: "ms", target: nil))
             }
         }
 
@@ -194,11 +213,15 @@ struct EnginesBench: AsyncParsableCommand {
         notes.append(
             "nio-vs-ahc-decompressing = the default delivery against raw AsyncHTTPClient configured to decode gzip and deflate as the NIO engine is"
         )
+        notes.append(
+            "nio-vs-ahc-untraced = the default delivery against raw AsyncHTTPClient without its per-request span, as the NIO engine runs it (makesClientSpans false)"
+        )
         notes.append("RSS figures: peak resident size over the size before the transfer, DownloadOperation to a file / UploadOperation from a file")
         BenchReport(suite: "engines", figures: figures, notes: notes).print(json: json)
         rawURLSession.invalidateAndCancel()
         try await ahc.shutdown()
         try await ahcDecoding.shutdown()
+        try await ahcUntraced.shutdown()
         try await nioSession.shutdownNIOEngine()
         try await nioLoopSession.shutdownNIOEngine()
     }
