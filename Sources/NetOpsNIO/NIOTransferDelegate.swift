@@ -55,8 +55,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// The `Accept-Encoding` value the engine offers.
     static let acceptEncoding = "deflate, gzip"
 
-    /// A response the delegate refused before handing it on (its body in a coding the engine
-    /// cannot decode).
+    /// A response body the delegate refused instead of handing it on: in a coding the engine
+    /// cannot decode, or encoded and corrupt, cut short or past the decompression limit.
     struct Refused: Error {
         let failure: TransferFailure
     }
