@@ -58,7 +58,7 @@ final class CallTelemetry: TransferObserver, Sendable {
     private static let reporting = DispatchQueue(label: "APILayer.telemetry", qos: .utility, attributes: .concurrent)
 
     init(api: String, method: String, configuration: APIScope.Configuration, parent: ServiceContext) {
-        requestID = Self.makeRequestID()
+        requestID = RequestID.next()
         self.api = api
         self.method = method
         let factory = configuration.resolvedMetricsFactory
@@ -348,12 +348,6 @@ final class CallTelemetry: TransferObserver, Sendable {
 
     private static func milliseconds(from start: UInt64, to end: UInt64) -> String {
         String(format: "%.1f", Double(end &- start) / 1e6)
-    }
-
-    private static func makeRequestID() -> String {
-        let value = UInt64.random(in: 0...UInt64.max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
 
