@@ -234,7 +234,19 @@ final class ChaosFactory: Sendable {
         return nil
     }
 
+    /// `count` bytes of a fixed pattern, written in place. (Made by a generic `map` over a range,
+    /// a debug build asked the Swift runtime for tuple metadata at every byte, through a once whose
+    /// priority-inheritance futex eight lanes then contended for; under ThreadSanitizer on a
+    /// 2-core machine that lock was left owned by a thread spinning in it, and the chaos run hung.)
     static func bytes(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        var data = Data(count: count)
+        data.withUnsafeMutableBytes { buffer in
+            var index = 0
+            while index < count {
+                buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7)
+                index += 1
+            }
+        }
+        return data
     }
 }
