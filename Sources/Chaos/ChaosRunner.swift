@@ -51,12 +51,6 @@ public enum ChaosRunner {
         }
         for agitator in agitators { agitator.start() }
 
-        // One payload made before the lanes start. In a debug build, making one runs the standard
-        // library's generic code, whose first call sets up `Range<Int>`'s metadata in a one-time
-        // initialisation of the Swift runtime. Under ThreadSanitizer on a 2-core machine, lanes
-        // reaching that first call together left it spinning forever (twice on 2026-11-26: the
-        // initialisation's futex still held by an idle thread, every lane waiting on it).
-        _ = ChaosFactory.bytes(1)
         let lanes = ChaosLanes(plan: plan, factory: factory, ledger: ledger)
         lanes.start()
         let settled = await watch(ledger: ledger, lanes: lanes, stallLimit: options.stallLimit)
