@@ -240,7 +240,7 @@ final class ChaosFactory: Sendable {
     /// 2-core machine that lock was left owned by a thread spinning in it, and the chaos run hung.)
     static func bytes(_ count: Int) -> Data {
         var data = Data(count: count)
-        data.withUnsafeMutableBytes { buffer in
+        data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
             var index = 0
             while index < count {
                 buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7)
