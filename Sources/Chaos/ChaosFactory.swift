@@ -64,10 +64,10 @@ final class ChaosFactory: Sendable {
             let size = Int(generator.next() % 262_144)
             if generator.next() % 3 == 0 {
                 let file = uploads.appendingPathComponent("up-\(generator.next()).bin")
-                _ = FileManager.default.createFile(atPath: file.path, contents: Self.bytes(size))
+                _ = FileManager.default.createFile(atPath: file.path, contents: DemoPayload.data(size: size))
                 operation = UO.upload(fileAt: file, to: url(route))
             } else {
-                operation = UO.upload(Self.bytes(size), to: url(route), method: generator.next() % 2 == 0 ? .post : .put)
+                operation = UO.upload(DemoPayload.data(size: size), to: url(route), method: generator.next() % 2 == 0 ? .post : .put)
             }
         case .authenticated:
             let roll = generator.next() % 10
@@ -102,7 +102,7 @@ final class ChaosFactory: Sendable {
                 if let size = Self.payloadSize(of: route) {
                     // Read here, in the completion, outside every lock of the run.
                     let file = try? Data(contentsOf: download.destination)
-                    if file != Data(DemoPayload.bytes(offset: 0, length: size)) {
+                    if file != DemoPayload.data(size: size) {
                         ledger.recordCorruptFile("\(fullLabel): \(file?.count ?? -1) bytes that are not the \(size)-byte payload")
                     }
                 }
@@ -232,21 +232,5 @@ final class ChaosFactory: Sendable {
             return Int(path.dropFirst(prefix.count))
         }
         return nil
-    }
-
-    /// `count` bytes of a fixed pattern, written in place. (Made by a generic `map` over a range,
-    /// a debug build asked the Swift runtime for tuple metadata at every byte, through a once whose
-    /// priority-inheritance futex eight lanes then contended for; under ThreadSanitizer on a
-    /// 2-core machine that lock was left owned by a thread spinning in it, and the chaos run hung.)
-    static func bytes(_ count: Int) -> Data {
-        var data = Data(count: count)
-        data.withUnsafeMutableBytes { (buffer: UnsafeMutableRawBufferPointer) in
-            var index = 0
-            while index < count {
-                buffer[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7)
-                index += 1
-            }
-        }
-        return data
     }
 }
