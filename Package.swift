@@ -293,6 +293,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // SecurityTests: hostile input and credentials (Docs/reliability.md#security), every
+        // network case on both engines.
+        .testTarget(
+            name: "SecurityTests",
+            dependencies: [
+                "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
+                "TestSupport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ChaosTests",
             dependencies: [
