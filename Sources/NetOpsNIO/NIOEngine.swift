@@ -24,6 +24,9 @@ final class NIOEngine: TransferEngine {
     private let logger: Logger
     private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
     private let decompressionRatio: Int
+    /// Whether redirects are followed at all, and how many at most.
+    private let followsRedirects: Bool
+    let maximumRedirects: Int
     private let shutDown = NIOLockedValueBox(false)
 
     /// An engine with its own client made from `configuration`.
@@ -38,10 +41,10 @@ final class NIOEngine: TransferEngine {
         settings.connectionPool = pool
         settings.timeout = HTTPClient.Configuration.Timeout(
             connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9)), read: nil)
-        settings.redirectConfiguration =
-            configuration.followsRedirects
-            ? .follow(max: configuration.maximumRedirects, allowCycles: false)
-            : .disallow
+        // The engine follows redirects itself (`NIOTransferDelegate`), as the URLSession engine
+        // does: AsyncHTTPClient would strip only `Authorization`, not the other headers an API
+        // declares secret, and has no hook to tell it which.
+        settings.redirectConfiguration = .disallow
         settings.httpVersion = .http1Only
         // The engine offers gzip and deflate in `Accept-Encoding` when a request names none, and
         // its delegate decodes them (`BodyInflater`) and refuses any other coding; AsyncHTTPClient's
@@ -60,6 +63,8 @@ final class NIOEngine: TransferEngine {
             settings.tracing.tracer = nil
         }
         self.logger = configuration.logger
+        self.followsRedirects = configuration.followsRedirects
+        self.maximumRedirects = configuration.maximumRedirects
         self.completionDelivery = configuration.completionDelivery
         self.decompressionRatio = configuration.decompressionRatioLimit
         self.client = HTTPClient(
@@ -87,19 +92,31 @@ final class NIOEngine: TransferEngine {
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
+        let handle = NIOTransferHandle()
+        launch(request, body: body, events: events, trail: NIORedirectTrail(first: request.url), handle: handle)
+        return handle
+    }
+
+    /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
+    func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let delegate = NIOTransferDelegate(
             events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
-            completesOnEventLoop: completionDelivery == .eventLoop)
+            completesOnEventLoop: completionDelivery == .eventLoop,
+            redirects: followsRedirects ? NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle) : nil)
+        guard handle.adopt(delegate) else {
+            delegate.failBeforeStart(.cancelled)
+            return
+        }
         let built: HTTPClient.Request
         do {
             built = try Self.makeRequest(request, body: body, delegate: delegate)
         } catch {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
-            return NIOTransferHandle(task: nil, delegate: delegate)
+            return
         }
         if shutDown.withLockedValue({ $0 }) {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
-            return NIOTransferHandle(task: nil, delegate: delegate)
+            return
         }
         let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
         // The delegate watches the task's future from its first callback on. A client shut down
@@ -108,7 +125,7 @@ final class NIOEngine: TransferEngine {
         if shutDown.withLockedValue({ $0 }) {
             task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         }
-        return NIOTransferHandle(task: task, delegate: delegate)
+        if !handle.attach(task) { task.cancel() }
     }
 
     /// Translates a `URLRequest` and a NetOps body into AsyncHTTPClient's request.
@@ -145,15 +162,64 @@ final class NIOEngine: TransferEngine {
     }
 }
 
-/// Cancels one AsyncHTTPClient task.
-struct NIOTransferHandle: TransferHandle {
-    let task: HTTPClient.Task<Void>?
-    let delegate: NIOTransferDelegate
+/// Cancels a transfer's AsyncHTTPClient task: the first one, or the one a followed redirect
+/// started.
+final class NIOTransferHandle: TransferHandle {
+    private struct State {
+        var task: HTTPClient.Task<Void>?
+        var delegate: NIOTransferDelegate?
+        var cancelled = false
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     func cancel() {
-        delegate.noteCancelRequested()
+        let (task, delegate) = state.withLockedValue { state in
+            state.cancelled = true
+            return (state.task, state.delegate)
+        }
+        delegate?.noteCancelRequested()
         task?.cancel()
     }
+
+    /// Makes `delegate` the hop in progress; false when the transfer was cancelled already.
+    func adopt(_ delegate: NIOTransferDelegate) -> Bool {
+        state.withLockedValue { state in
+            guard !state.cancelled else { return false }
+            state.delegate = delegate
+            state.task = nil
+            return true
+        }
+    }
+
+    /// Keeps the task of the hop in progress; false when the transfer was cancelled meanwhile
+    /// (the caller cancels the task).
+    func attach(_ task: HTTPClient.Task<Void>) -> Bool {
+        state.withLockedValue { state in
+            state.task = task
+            return !state.cancelled
+        }
+    }
+}
+
+/// The redirects a transfer followed so far: a redirect back to a URL requested before is a loop.
+struct NIORedirectTrail: Sendable {
+    var count = 0
+    var visited: Set<String> = []
+
+    init(first url: URL?) {
+        if let url { visited.insert(url.absoluteString) }
+    }
+}
+
+/// What a hop's delegate needs to follow a redirect: the engine that starts the next hop, the
+/// request and body of this one, and the transfer's handle.
+struct NIORedirectFollower: Sendable {
+    let engine: NIOEngine
+    let request: URLRequest
+    let body: TransferBody
+    let trail: NIORedirectTrail
+    let handle: NIOTransferHandle
 }
 
 extension String {

@@ -3,9 +3,11 @@ import Logging
 
 /// The settings of a NetOps session that runs on SwiftNIO (AsyncHTTPClient).
 ///
-/// The defaults are safe: TLS certificates are verified, redirects are followed (up to 10) and
-/// never carry `Authorization`, `Cookie` or `Proxy-Authorization` to another origin, gzip and
-/// deflate bodies are decoded up to 100 times their encoded size. Size the
+/// The defaults are safe: TLS certificates are verified, redirects are followed (up to 10, by
+/// the engine itself, as the URLSession engine follows them) and never carry a credential header,
+/// a header or parameter the operation's redaction names, or a body to another origin, nor step
+/// from https down to http; gzip and deflate bodies are decoded up to 100 times their encoded
+/// size. Size the
 /// pool for the concurrency you run at:
 ///
 /// ```swift
@@ -22,7 +24,8 @@ public struct NIOEngineConfiguration: Sendable {
     public var idleConnectionTimeout: TimeInterval
     /// How long establishing a connection (TCP and TLS) may take, in seconds.
     public var connectTimeout: TimeInterval
-    /// Whether 3xx responses with a `Location` are followed.
+    /// Whether 3xx responses with a `Location` are followed (an operation's `followsRedirects`
+    /// can still turn them off for itself).
     public var followsRedirects: Bool
     /// The most redirects one request follows before it fails.
     public var maximumRedirects: Int

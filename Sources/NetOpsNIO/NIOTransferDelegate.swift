@@ -40,6 +40,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var cancelRequested = false
         /// The decoder of a gzip or deflate body, from its head on.
         var inflater: BodyInflater?
+        /// A redirect to follow once this hop's 3xx answer ended (its body is not delivered).
+        var followUp: (request: URLRequest, keepsBody: Bool, target: URL)?
     }
 
     private let events: any TransferEvents
@@ -47,6 +49,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private let method: String
     private let decompressionRatio: Int
     private let completesOnEventLoop: Bool
+    /// How to follow a redirect; nil when the engine follows none.
+    private let redirects: NIORedirectFollower?
     private let state = NIOLockedValueBox(State())
 
     /// The codings the engine decodes (one at a time, never stacked) and offers in
@@ -63,13 +67,14 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     init(
         events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
-        completesOnEventLoop: Bool = false
+        completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil
     ) {
         self.events = events
         self.requestURL = url
         self.method = method
         self.decompressionRatio = decompressionRatio
         self.completesOnEventLoop = completesOnEventLoop
+        self.redirects = redirects
     }
 
     /// The request has a body of `length` bytes: upload progress is reported against it.
@@ -112,6 +117,21 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        let status = Int(head.status.code)
+        // An informational head (100, 102, 103) is not the response, and is no sign of progress:
+        // a server that sends them forever still meets the idle timeout.
+        if status < 200, status != 101 { return task.eventLoop.makeSucceededVoidFuture() }
+        if let redirects, RedirectPolicy.redirectStatuses.contains(status) {
+            switch redirect(head, status: status, with: redirects) {
+            case .none:
+                break
+            case .some(.success(let followUp)):
+                state.withLockedValue { $0.followUp = followUp }
+                return task.eventLoop.makeSucceededVoidFuture()
+            case .some(.failure(let refused)):
+                return task.eventLoop.makeFailedFuture(refused)
+            }
+        }
         let url = state.withLockedValue { $0.visitedURL } ?? requestURL
         var inflater: BodyInflater?
         if head.headers.contains(name: "Content-Encoding"), ContentDecoding.mayHaveBody(status: Int(head.status.code), method: method) {
@@ -140,8 +160,11 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        let (inflater, redirecting) = state.withLockedValue { ($0.inflater, $0.followUp != nil) }
+        // The body of a 3xx answer that is followed goes nowhere.
+        if redirecting { return task.eventLoop.makeSucceededVoidFuture() }
         let data: Data
-        if let inflater = state.withLockedValue({ $0.inflater }) {
+        if let inflater {
             // Decoded outside the lock: AsyncHTTPClient hands over one part at a time.
             do {
                 data = try inflater.decode(buffer)
@@ -175,7 +198,12 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {
-        if let inflater = state.withLockedValue({ $0.inflater }) {
+        let (inflater, followUp) = state.withLockedValue { ($0.inflater, $0.followUp) }
+        if let followUp, let redirects {
+            follow(followUp, with: redirects)
+            return
+        }
+        if let inflater {
             do {
                 try inflater.finish()
             } catch {
@@ -184,6 +212,52 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             }
         }
         complete(nil, onEventLoop: completesOnEventLoop)
+    }
+
+    // MARK: Redirects
+
+    /// The redirect a 3xx head asks for: nil when it is not followed (the head is the response),
+    /// the next hop, or the refusal of a loop or of one redirect too many.
+    private func redirect(
+        _ head: HTTPResponseHead, status: Int, with redirects: NIORedirectFollower
+    ) -> Result<(request: URLRequest, keepsBody: Bool, target: URL), Refused>? {
+        guard let location = head.headers.first(name: "Location"), let sent = redirects.request.url,
+            let target = RedirectPolicy.target(of: location, from: sent)
+        else { return nil }
+        let hasBody: Bool
+        if case .none = redirects.body { hasBody = redirects.request.httpBody != nil } else { hasBody = true }
+        let step = RedirectPolicy.step(
+            after: redirects.request, status: status, target: target, hasBody: hasBody, rules: events.redirectRules,
+            responseFields: head.headers.map { (name: $0.name, value: $0.value) })
+        guard case let .follow(next, keepsBody) = step else { return nil }
+        let shown = Redaction.standard.urlWithoutQuery(target)
+        if redirects.trail.visited.contains(target.absoluteString) {
+            return .failure(Refused(failure: .other(code: -1007, reason: "redirect loop: \(shown) was requested before")))
+        }
+        if redirects.trail.count >= redirects.engine.maximumRedirects {
+            let reason = "too many redirects: more than \(redirects.engine.maximumRedirects), the last to \(shown)"
+            return .failure(Refused(failure: .other(code: -1007, reason: reason)))
+        }
+        return .success((next, keepsBody, target))
+    }
+
+    /// Starts the next hop of the transfer, which reports to the same events from now on.
+    private func follow(_ followUp: (request: URLRequest, keepsBody: Bool, target: URL), with redirects: NIORedirectFollower) {
+        var trail = redirects.trail
+        trail.count += 1
+        trail.visited.insert(followUp.target.absoluteString)
+        let body = followUp.keepsBody ? redirects.body : .none
+        // Marked complete here: this hop says nothing more; the next one completes the transfer.
+        let proceed = state.withLockedValue { state -> Bool in
+            guard !state.completed, !state.cancelRequested else { return false }
+            state.completed = true
+            return true
+        }
+        guard proceed else {
+            complete(.cancelled, onEventLoop: completesOnEventLoop)
+            return
+        }
+        redirects.engine.launch(followUp.request, body: body, events: events, trail: trail, handle: redirects.handle)
     }
 
     // MARK: Ordering

@@ -199,8 +199,16 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         }
         switch verdict {
         case let .send(token, version):
-            operation.userInfo[Self.versionKey] = version
-            return .proceed(placement.apply(token, to: request))
+            if let name = placement.parameterName, !operation.redaction.isSecret(parameter: name) {
+                operation.redaction = operation.redaction.adding(parameters: [name])
+            }
+            switch placement.placing(token, in: request) {
+            case let .success(placed):
+                operation.userInfo[Self.versionKey] = version
+                return .proceed(placed)
+            case let .failure(error):
+                return .fail(error)
+            }
         case let .needsToken(wait):
             return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? .postpone
         }

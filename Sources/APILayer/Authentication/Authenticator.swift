@@ -61,12 +61,20 @@ enum OAuthTokenEndpoint {
     /// An interceptor that changes nothing: the token request must never wait for a token.
     struct Bypass: OperationInterceptor {}
 
+    /// The longest token response read: 1 MiB (a token answer is a few hundred bytes).
+    static let maximumResponseBytes: Int64 = 1 << 20
+
     /// Posts `form` to `url` and reads the token in the answer; `previous` supplies a refresh
     /// token when the answer carries none.
+    ///
+    /// The request follows no redirect: its form carries the refresh token or the client
+    /// secret, which go to the token endpoint and nowhere else.
     static func request(_ url: URL, form: [String: String], timeout: TimeInterval, previous: Token?) async throws -> Token {
         let operation = DTO.post(url, parameters: form, encoding: .form, headers: ["Accept": "application/json"])
         operation.interceptor = Bypass()
         operation.retryPolicy = RetryPolicy.none
+        operation.followsRedirects = false
+        operation.maximumResponseBodyBytes = maximumResponseBytes
         operation.totalTimeout = timeout
         operation.idleTimeout = timeout
         do {

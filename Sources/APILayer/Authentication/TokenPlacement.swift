@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -27,5 +28,25 @@ public enum TokenPlacement: Sendable, Equatable {
             request.url = components.url ?? url
         }
         return request
+    }
+}
+
+extension TokenPlacement {
+    /// The query parameter this placement puts the token under, if any: it joins the redaction
+    /// and the redirect strip list of every operation that carries the token.
+    var parameterName: String? {
+        if case let .queryParameter(name) = self { return name }
+        return nil
+    }
+
+    /// `request` carrying `token`, or why it cannot: a token with a control character (it comes
+    /// from a token endpoint's JSON) would add a header line, and `URLRequest` would drop it
+    /// without a word.
+    func placing(_ token: String, in request: URLRequest) -> Result<URLRequest, NetOpsError> {
+        if case .authorizationHeader = self, !RequestCheck.isFieldValue(token) {
+            let reason = "the access token holds a control character (CR, LF or another): it cannot go in the Authorization header"
+            return .failure(NetOpsError(.invalidRequest(reason: reason), url: request.url))
+        }
+        return .success(apply(token, to: request))
     }
 }

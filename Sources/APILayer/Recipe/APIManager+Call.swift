@@ -39,7 +39,12 @@ extension APIManager {
         let made = makeOperation(
             method, scope: scope, properties: properties, headers: headers, as: type, at: keyPath,
             parser: parser)
-        let configuration = scope.configuration
+        var configuration = scope.configuration
+        // A token placed as a query parameter of its own name is as secret as `access_token`:
+        // hidden from the logs, spans and error texts, and stripped from a cross-origin redirect.
+        if let name = method.tokenPlacement?.parameterName {
+            configuration.redaction = configuration.redaction.adding(parameters: [name])
+        }
         made.redaction = configuration.redaction
         made.observe(
             with: CallTelemetry(
@@ -113,6 +118,8 @@ extension APIManager {
         if let session = configuration.session { made.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
         made.maximumResponseBodyBytes = configuration.maximumResponseBytes
+        made.totalTimeout = configuration.totalTimeout
+        made.cookieJar = scope.cookieJar
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
             made.interceptor = ScopedAuthentication(
                 coordinator: coordinator, placement: placement,

@@ -153,6 +153,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         } else if let error {
             if case .rejected = error.kind, case let .failure(rejection)? = verdict {
                 final = .failure(rejection)
+            } else if case let .invalidRequest(reason) = error.kind {
+                // Refused before anything was sent: the request as built could not go.
+                final = .failure(APIError(.construction(reason), method: methodName, operation: self))
             } else if let status = error.httpStatus {
                 let body = receivedData
                 final = .failure(

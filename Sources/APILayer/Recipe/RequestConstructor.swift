@@ -65,6 +65,8 @@ public enum RequestConstructor {
             }
         }
         let allHeaders = method.headers.merging(headers) { _, call in call }
+        // Checked before `URLRequest` sees them: it drops a value with CR or LF without a word.
+        if let refusal = RequestCheck.refusal(ofFields: allHeaders) { throw fail(refusal) }
         var built: Built
         switch method.encoding {
         case .query, .form, .json:

@@ -2,7 +2,8 @@ import NetOps
 
 extension APIScope {
     /// Makes `operation`, built outside the recipe, one of this API's operations: it runs in the
-    /// API's session (engine), with the API's retry policy, redaction and response size limit, and carries the API's
+    /// API's session (engine), with the API's retry policy, redaction, response size limit, total
+    /// timeout and cookies (when the API uses them), and carries the API's
     /// token on the API's origins only, so a 401 from any number of them at once costs one
     /// refresh and each is replayed with the fresh token.
     ///
@@ -22,8 +23,10 @@ extension APIScope {
         let configuration = snapshot.configuration
         if let session = configuration.session { operation.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
-        operation.redaction = configuration.redaction
+        operation.redaction = configuration.redaction.adding(parameters: Set([tokenPlacement?.parameterName].compactMap { $0 }))
         operation.maximumResponseBodyBytes = configuration.maximumResponseBytes
+        operation.totalTimeout = configuration.totalTimeout
+        operation.cookieJar = snapshot.cookieJar
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.interceptor = ScopedAuthentication(
                 coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins)

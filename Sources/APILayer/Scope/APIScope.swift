@@ -74,6 +74,26 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// The default of `maximumResponseBytes`: 64 MiB.
         public static let defaultMaximumResponseBytes: Int64 = 64 << 20
 
+        /// The most seconds a call of this API may take from its start to its end, retries,
+        /// waits between them and time parked for a token refresh included (120 s unless set;
+        /// nil: no limit). A call past it fails with `NetOpsError.Kind.deadlineExceeded`.
+        ///
+        /// The idle timeout (60 s without a byte) alone does not end a call whose server drips
+        /// one byte at a time; this bound does. 120 s is twice the idle timeout, and room for a
+        /// body of the default 64 MiB limit at about 4.5 Mbit/s: raise it for an API that streams
+        /// large bodies or runs long reports.
+        public var totalTimeout: TimeInterval? = Configuration.defaultTotalTimeout
+
+        /// The default of `totalTimeout`: 120 s.
+        public static let defaultTotalTimeout: TimeInterval = 120
+
+        /// Whether the API's calls send and keep cookies (default false: none is sent or kept).
+        ///
+        /// When true, the scope's own in-memory `CookieJar` (`APIScope.cookieJar`) stores what
+        /// the API's answers set (RFC 6265: `Domain`, `Path`, `Secure`, expiry honoured) and its
+        /// calls send what matches; no other API, and no plain operation, sees those cookies.
+        public var usesCookies = false
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -114,6 +134,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let name: String
         let configuration: Configuration
         let authentication: AuthenticationCoordinator?
+        /// The scope's jar when its configuration uses cookies, else nil.
+        let cookieJar: CookieJar?
     }
 
     private struct State {
@@ -126,6 +148,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     /// The API's name, used in logs and error messages.
     public let name: String
+    /// The API's cookies, in memory: used only while the configuration's `usesCookies` is true.
+    public let cookieJar = CookieJar()
     private let state: Locked<State>
 
     /// A scope named `name` (its logger is labelled `APILayer.<name>` unless `configuration`
@@ -176,7 +200,11 @@ public final class APIScope: Sendable, CustomStringConvertible {
     }
 
     var snapshot: Snapshot {
-        state.withLock { Snapshot(name: name, configuration: $0.configuration, authentication: $0.authentication) }
+        state.withLock {
+            Snapshot(
+                name: name, configuration: $0.configuration, authentication: $0.authentication,
+                cookieJar: $0.configuration.usesCookies ? cookieJar : nil)
+        }
     }
 
     // MARK: Authentication
@@ -225,6 +253,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
     public func authorize(_ operation: BaseOperation, placement: TokenPlacement = .authorizationHeader) {
         let snapshot = self.snapshot
         guard let coordinator = snapshot.authentication else { return }
+        if let name = placement.parameterName { operation.redaction = operation.redaction.adding(parameters: [name]) }
         operation.interceptor = ScopedAuthentication(
             coordinator: coordinator, placement: placement,
             origins: snapshot.configuration.origins)

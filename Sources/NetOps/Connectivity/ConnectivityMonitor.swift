@@ -152,10 +152,16 @@ public final class ConnectivityMonitor: Sendable {
             probe.acceptableStatusCodes = Set(100..<600)
             probe.idleTimeout = configuration.probeTimeout
             probe.totalTimeout = configuration.probeTimeout
+            // Any answer says the network is up: a redirect is not followed, a body is not kept.
+            probe.followsRedirects = false
+            probe.maximumResponseBodyBytes = Self.maximumProbeResponseBytes
             if let session = configuration.session { probe.privateSession = session }
             do {
                 _ = try await probe.run()
             } catch {
+                if case .transport(BaseOperation.responseBodyTooLargeCode, _)? = (error as? NetOpsError)?.kind {
+                    return .online  // it answered, at length
+                }
                 return .offline(reason: "the probe URL did not answer: \(error)")
             }
         }
@@ -164,6 +170,9 @@ public final class ConnectivityMonitor: Sendable {
 }
 
 extension ConnectivityMonitor {
+    /// The longest probe answer read: 64 KiB (the probe needs the status only).
+    static let maximumProbeResponseBytes: Int64 = 64 << 10
+
     /// The reason given, by a check and by an operation's own classification, when no
     /// interface but loopback is up.
     static let noInterfaceReason = "no network interface other than loopback is up"

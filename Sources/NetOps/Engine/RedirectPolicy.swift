@@ -4,32 +4,129 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// What a redirected request may carry: nothing that authenticates the caller goes to another
-/// origin (scheme, host and port), whichever engine follows the redirect.
+/// What one transfer's redirects may do, handed to the engine with the transfer: whether they are
+/// followed at all, and what of the request is secret and stays behind when a redirect leaves the
+/// request's origin.
+package struct RedirectRules: Sendable {
+    /// Whether 3xx answers with a `Location` are followed (the token request follows none).
+    package var follows: Bool
+    /// Header names (lowercased) dropped on a redirect to another origin, besides
+    /// `RedirectPolicy.credentialHeaders`: every header the operation's redaction names.
+    package var secretHeaders: Set<String>
+    /// Query parameter names (lowercased) dropped on a redirect to another origin, besides
+    /// `RedirectPolicy.credentialQueryItems`: every parameter the operation's redaction names.
+    package var secretParameters: Set<String>
+    /// The cookie jar of the operation's API: it stores each hop's `Set-Cookie` and gives each
+    /// hop its `Cookie`; without one, no cookie is stored and a caller's `Cookie` header stays on
+    /// its origin.
+    package var cookies: CookieJar?
+
+    /// Rules that follow redirects and strip what `redaction` names.
+    package init(follows: Bool = true, redaction: Redaction = .standard, cookies: CookieJar? = nil) {
+        self.follows = follows
+        self.secretHeaders = redaction.headerNames
+        self.secretParameters = redaction.parameterKeys
+        self.cookies = cookies
+    }
+
+    /// The rules of a transfer that says nothing: follow, strip the standard credentials.
+    package static let standard = RedirectRules()
+}
+
+/// How both engines follow a redirect, so that they agree (RFC 9110 §15.4):
+/// - 303 (except after HEAD), and 301 or 302 after a POST, become a GET without a body; every
+///   other redirect keeps the method and the body;
+/// - a redirect that leaves the origin (scheme, host and port) drops every credential header and
+///   every secret query parameter (`RedirectRules`);
+/// - a redirect from https to http is never followed, nor one that would send a body to another
+///   origin, nor any when the rules say so: the 3xx answer is then the response, and the operation
+///   fails with its status.
 package enum RedirectPolicy {
-    /// Header fields dropped when a redirect leaves the origin.
+    /// Header fields dropped whenever a redirect leaves the origin.
     package static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
 
-    /// Query parameters dropped when a redirect leaves the origin (a server that copies the
+    /// Query parameters dropped whenever a redirect leaves the origin (a server that copies the
     /// caller's `access_token` into its `Location` would otherwise hand it to another host).
     package static let credentialQueryItems: Set<String> = ["access_token"]
 
-    /// `request` (the redirect's target) without credential headers and token parameters when it
-    /// leaves `origin`'s origin.
-    package static func request(_ request: URLRequest, redirectedFrom origin: URL?) -> URLRequest {
-        guard let origin, let target = request.url, !sameOrigin(origin, target) else { return request }
+    /// The statuses that redirect.
+    package static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// What to do with a redirect.
+    package enum Step: Equatable {
+        /// Send this request next (its body is the one sent before when `keepsBody`).
+        case follow(URLRequest, keepsBody: Bool)
+        /// Do not follow: the 3xx answer is the response.
+        case deliver
+    }
+
+    /// The step after `sent` was answered with `status` and a `Location` that resolves to
+    /// `target`.
+    ///
+    /// - Parameters:
+    ///   - sent: The request of the hop that was answered (credentials and all).
+    ///   - hasBody: Whether that request sent a body.
+    ///   - responseFields: The 3xx answer's header fields (their `Set-Cookie`s go to the jar).
+    package static func step(
+        after sent: URLRequest, status: Int, target: URL, hasBody: Bool, rules: RedirectRules,
+        responseFields: [(name: String, value: String)] = []
+    ) -> Step {
+        guard rules.follows, redirectStatuses.contains(status), let origin = sent.url else { return .deliver }
+        let fromScheme = origin.scheme?.lowercased()
+        let toScheme = target.scheme?.lowercased()
+        guard toScheme == "http" || toScheme == "https" else { return .deliver }
+        // Never from https down to http: whatever the request carries would travel in clear.
+        if fromScheme == "https", toScheme == "http" { return .deliver }
+        let method = sent.httpMethod?.uppercased() ?? "GET"
+        let becomesGET = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
+        let crossOrigin = !sameOrigin(origin, target)
+        let keepsBody = !becomesGET && hasBody
+        // A body (a form with a refresh token, a login) goes to the origin it was meant for only.
+        if keepsBody, crossOrigin { return .deliver }
+
+        var next = sent
+        next.url = target
+        if becomesGET {
+            next.httpMethod = "GET"
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in ["Content-Type", "Content-Length", "Transfer-Encoding"] { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if crossOrigin { next = stripped(next, rules: rules) }
+        if let jar = rules.cookies {
+            jar.store(responseFields, from: origin)
+            next.setValue(jar.cookieHeader(for: target), forHTTPHeaderField: "Cookie")
+        }
+        return .follow(next, keepsBody: keepsBody)
+    }
+
+    /// `request` without its credential headers and secret query parameters.
+    package static func stripped(_ request: URLRequest, rules: RedirectRules) -> URLRequest {
         var stripped = request
-        for name in credentialHeaders {
-            stripped.setValue(nil, forHTTPHeaderField: name)
+        for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
+        if !rules.secretHeaders.isEmpty, let fields = request.allHTTPHeaderFields {
+            for name in fields.keys where rules.secretHeaders.contains(name.lowercased()) {
+                stripped.setValue(nil, forHTTPHeaderField: name)
+            }
         }
-        if var components = URLComponents(url: target, resolvingAgainstBaseURL: false),
-            let items = components.queryItems, items.contains(where: { credentialQueryItems.contains($0.name) })
-        {
-            let kept = items.filter { !credentialQueryItems.contains($0.name) }
-            components.queryItems = kept.isEmpty ? nil : kept
-            stripped.url = components.url ?? target
+        guard let target = request.url, let components = URLComponents(url: target, resolvingAgainstBaseURL: false),
+            let items = components.queryItems
+        else { return stripped }
+        func isSecret(_ item: URLQueryItem) -> Bool {
+            let name = item.name.lowercased()
+            return credentialQueryItems.contains(name) || rules.secretParameters.contains(name)
         }
+        guard items.contains(where: isSecret) else { return stripped }
+        var kept = components
+        let remaining = items.filter { !isSecret($0) }
+        kept.queryItems = remaining.isEmpty ? nil : remaining
+        stripped.url = kept.url ?? target
         return stripped
+    }
+
+    /// The URL a `Location` value names, resolved against the URL that was requested.
+    package static func target(of location: String, from url: URL) -> URL? {
+        URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
     }
 
     /// Whether two URLs share scheme, host and port (default ports filled in).

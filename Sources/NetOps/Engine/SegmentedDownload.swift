@@ -199,6 +199,9 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
         return made
     }
 
+    /// The redirect rules of the operation the download belongs to, for each segment's request.
+    var redirectRules: RedirectRules { events.redirectRules }
+
     /// How many requests the download sent so far, and how often it started over (for tests).
     var counts: (requests: Int, restarts: Int) {
         state.withLock { ($0.plan.requestsSent, $0.plan.restarts) }
@@ -224,6 +227,8 @@ private final class SegmentEvents: TransferEvents, @unchecked Sendable {
     }
 
     func transferDidSend(sent: Int64, expected: Int64?) {}
+
+    var redirectRules: RedirectRules { download.redirectRules }
 
     func transferDidComplete(failure: TransferFailure?) {
         download.segment(number, didCompleteWith: failure)

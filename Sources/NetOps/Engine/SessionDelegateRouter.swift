@@ -30,6 +30,8 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         /// Redirects followed so far, and every URL requested (a redirect back to one is a loop).
         var redirects = 0
         var visited: Set<String> = []
+        /// The request of the hop in progress, as sent (a redirect is built from it).
+        var lastRequest: URLRequest?
         /// The router ended the transfer itself: this is reported instead of the task's error.
         var failure: TransferFailure?
         /// The task's remaining events are not passed on (a failure was decided, or the router
@@ -68,6 +70,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     ///   - handle: the handle the caller cancels the transfer with.
     func register(_ task: URLSessionTask, events: any TransferEvents, body: TransferBody, handle: URLSessionTransferHandle) {
         var route = Route(events: events, body: body, handle: handle)
+        route.lastRequest = task.originalRequest
         if let url = task.originalRequest?.url { route.visited.insert(url.absoluteString) }
         routes.withLock { $0[task.taskIdentifier] = route }
     }
@@ -97,6 +100,9 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
                 routes[dataTask.taskIdentifier] = route
                 return .ignore
             }
+            // FoundationNetworking passes each informational head (102, 103) on as a response:
+            // it is not the answer, and no sign of progress either.
+            if http.statusCode < 200, http.statusCode != 101 { return .ignore }
             if let conflict = Self.conflictingContentLength(http) {
                 // libcurl takes the last value; AsyncHTTPClient, as RFC 9112 §6.3 asks, fails.
                 route.failure = .connectionLost("conflicting Content-Length values (\(conflict)): the response framing is invalid")
@@ -137,10 +143,17 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             guard var route = routes[dataTask.taskIdentifier], !route.muted else { return (nil, false) }
             guard route.decoding else { return (route.events, false) }
             route.decodedBytes += Int64(data.count)
-            let limit = route.encodedLength.map { $0 * Int64(ContentDecoding.ratioLimit) } ?? unannouncedLimit
+            // Bounded by decoded bytes whatever the server announces: a huge `Content-Length`
+            // raises the ratio's limit, never past the absolute one.
+            let announced = route.encodedLength.map {
+                min($0.multipliedReportingOverflow(by: Int64(ContentDecoding.ratioLimit)).partialValue, unannouncedLimit)
+            }
+            let limit = announced.map { $0 >= 0 ? $0 : unannouncedLimit } ?? unannouncedLimit
             if route.decodedBytes > limit {
                 let limit =
-                    route.encodedLength.map { "\(ContentDecoding.ratioLimit) times its encoded size of \($0) bytes" }
+                    route.encodedLength.map {
+                        "\(ContentDecoding.ratioLimit) times its encoded size of \($0) bytes, and at most \(unannouncedLimit) bytes"
+                    }
                     ?? "\(unannouncedLimit) bytes (its encoded size was not announced)"
                 route.failure = ContentDecoding.bomb(decoded: route.decodedBytes, limit: limit)
                 route.muted = true
@@ -166,19 +179,24 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let route = routes.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let next = route.followUp, error == nil {
-            follow(next, after: route, sentWith: task.originalRequest, in: session)
+            follow(next, after: route, in: session)
             return
         }
-        if let failure = route.failure {
-            route.events.transferDidComplete(failure: failure)
-            return
-        }
-        if route.challengeCancelled, route.sawResponse {
+        let failure: TransferFailure?
+        if let decided = route.failure {
+            failure = decided
+        } else if route.challengeCancelled, route.sawResponse {
             // The 401 and its body were delivered before the challenge: that is the answer.
-            route.events.transferDidComplete(failure: nil)
-            return
+            failure = nil
+        } else {
+            failure = error.map(Self.failure(from:))
         }
-        route.events.transferDidComplete(failure: error.map(Self.failure(from:)))
+        // Off the session's one serial delegate queue: what the operation does when it ends
+        // (completion handlers that wait for another operation of this session, APILayer's
+        // parse, validate and map) must not hold up every other transfer of the session. Every
+        // earlier event of the transfer was delivered on that queue before this one.
+        let events = route.events
+        DispatchQueue.global().async { events.transferDidComplete(failure: failure) }
     }
 
     /// The `Content-Length` field of `response` when it holds values that disagree (FoundationNetworking
@@ -191,14 +209,14 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
 
     // MARK: Redirects
 
-    /// Follows a redirect as both engines do (RFC 9110 §15.4): 303 (except for HEAD), and 301
+    /// Follows a redirect as both engines do (`RedirectPolicy`): 303 (except for HEAD), and 301
     /// or 302 after a POST, become a GET without a body; every other redirect keeps the method
-    /// and the body. FoundationNetworking on Linux sends no body after any redirect, so a
-    /// redirect that keeps the body is refused here and followed by a new task the router starts
-    /// itself once this one ended. A loop or more than `maximumRedirects` ends the transfer.
-    ///
-    /// FoundationNetworking also copies every header onto a redirected request: credentials
-    /// would reach whatever host a `Location` names. A redirect to another origin drops them.
+    /// and the body; a redirect to another origin drops the credentials the transfer's
+    /// `RedirectRules` name; https to http, a body to another origin, or a transfer that follows
+    /// no redirect, ends with the 3xx answer as the response. FoundationNetworking on Linux sends
+    /// no body after any redirect, so a redirect that keeps the body is refused here and followed
+    /// by a new task the router starts itself once this one ended. A loop or more than
+    /// `maximumRedirects` ends the transfer.
     func urlSession(
         _ session: URLSession,
         task: URLSessionTask,
@@ -206,65 +224,69 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         newRequest request: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        let sent = task.originalRequest
-        let method = sent?.httpMethod?.uppercased() ?? "GET"
-        let status = response.statusCode
-        let becomesGET = (status == 303 && method != "HEAD") || ((status == 301 || status == 302) && method == "POST")
-        var next = RedirectPolicy.request(request, redirectedFrom: sent?.url ?? response.url)
-        if becomesGET {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for name in ["Content-Type", "Content-Length", "Transfer-Encoding"] {
-                next.setValue(nil, forHTTPHeaderField: name)
-            }
-        } else {
-            next.httpMethod = method
+        enum Decision {
+            case follow(URLRequest)
+            case deliver
+            case refuse
         }
-        let hasBody = sent?.httpBody != nil || sent?.httpBodyStream != nil
-        let target = next.url?.absoluteString ?? ""
-        let follow = routes.withLock { routes -> Bool in
-            guard var route = routes[task.taskIdentifier] else { return true }
+        let decision = routes.withLock { routes -> Decision in
+            guard var route = routes[task.taskIdentifier], let sent = route.lastRequest ?? task.originalRequest,
+                let target = request.url
+            else { return .deliver }
             defer { routes[task.taskIdentifier] = route }
+            let hasBody: Bool
+            if case .none = route.body { hasBody = sent.httpBody != nil || sent.httpBodyStream != nil } else { hasBody = true }
+            let fields = response.allHeaderFields.compactMap { name, value -> (name: String, value: String)? in
+                guard let name = name as? String, let value = value as? String else { return nil }
+                return (name, value)
+            }
+            let step = RedirectPolicy.step(
+                after: sent, status: response.statusCode, target: target, hasBody: hasBody, rules: route.events.redirectRules,
+                responseFields: fields)
+            guard case let .follow(next, keepsBody) = step else { return .deliver }
             route.redirects += 1
-            let loop = !route.visited.insert(target).inserted
+            let loop = !route.visited.insert(target.absoluteString).inserted
             if loop || route.redirects > Self.maximumRedirects {
-                let shown = next.url.map { Redaction.standard.urlWithoutQuery($0) } ?? "?"
+                let shown = Redaction.standard.urlWithoutQuery(target)
                 let reason =
                     loop
                     ? "redirect loop: \(shown) was requested before"
                     : "too many redirects: more than \(Self.maximumRedirects), the last to \(shown)"
                 route.failure = .other(code: Self.tooManyRedirectsCode, reason: reason)
                 route.muted = true
-                return false
+                return .refuse
             }
-            let keepsBody: Bool
-            if case .none = route.body { keepsBody = hasBody } else { keepsBody = true }
-            if !becomesGET, method != "GET", method != "HEAD", keepsBody {
+            route.lastRequest = next
+            if keepsBody {
                 route.followUp = next
                 route.muted = true
-                return false
+                return .refuse
             }
-            return true
+            return .follow(next)
         }
-        // Refused, FoundationNetworking completes the task with the 3xx response, which the
-        // muted route does not pass on.
-        completionHandler(follow ? next : nil)
+        switch decision {
+        case let .follow(next):
+            completionHandler(next)
+        case .deliver, .refuse:
+            // Refused, FoundationNetworking completes the task with the 3xx response: the
+            // response of the transfer (`.deliver`), or muted (`.refuse`).
+            completionHandler(nil)
+        }
     }
 
     /// Starts the task that follows a redirect with the method and body of the one that ended.
-    private func follow(_ request: URLRequest, after route: Route, sentWith previous: URLRequest?, in session: URLSession) {
-        var request = request
+    private func follow(_ request: URLRequest, after route: Route, in session: URLSession) {
         let task: URLSessionTask
         switch route.body {
         case .none:
-            request.httpBody = previous?.httpBody
+            // The request was built from the one sent, its body included.
             task = session.dataTask(with: request)
         case let .data(data):
             task = session.uploadTask(with: request, from: data)
         case let .file(url):
             guard let streamed = URLSessionEngine.streaming(request, from: url) else {
-                route.events.transferDidComplete(failure: .file("cannot read \(url.path)"))
+                let events = route.events
+                DispatchQueue.global().async { events.transferDidComplete(failure: .file("cannot read \(url.path)")) }
                 return
             }
             task = session.dataTask(with: streamed)
@@ -272,12 +294,14 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         var next = Route(events: route.events, body: route.body, handle: route.handle)
         next.redirects = route.redirects
         next.visited = route.visited
+        next.lastRequest = request
         routes.withLock { $0[task.taskIdentifier] = next }
         guard route.handle.replace(with: task) else {
             // Cancelled while the redirect was being followed.
             routes.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
             task.cancel()
-            route.events.transferDidComplete(failure: .cancelled)
+            let events = route.events
+            DispatchQueue.global().async { events.transferDidComplete(failure: .cancelled) }
             return
         }
         task.resume()

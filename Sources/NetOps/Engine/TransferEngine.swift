@@ -41,11 +41,15 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// True when the body goes to a file, not to memory: an engine without backpressure may then
     /// fetch it in bounded `Range` segments and report them as one response.
     var bodyGoesToFile: Bool { get }
+    /// What the transfer's redirects may do and carry (`RedirectPolicy`).
+    var redirectRules: RedirectRules { get }
 }
 
 extension TransferEvents {
     /// Bodies go to memory unless a handler says otherwise.
     package var bodyGoesToFile: Bool { false }
+    /// Redirects are followed with the standard credentials stripped unless a handler says otherwise.
+    package var redirectRules: RedirectRules { .standard }
 }
 
 extension TransferEvents {

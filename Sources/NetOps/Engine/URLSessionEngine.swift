@@ -44,7 +44,18 @@ final class URLSessionEngine: TransferEngine {
         callbacks.name = "NetOps.URLSessionEngine.callbacks"
         callbacks.maxConcurrentOperationCount = 1
         callbacks.underlyingQueue = callbackQueue
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: callbacks)
+        self.session = URLSession(configuration: Self.withoutCookies(configuration), delegate: router, delegateQueue: callbacks)
+    }
+
+    /// A copy of `configuration` that neither sends nor stores cookies: FoundationNetworking's
+    /// default is the process-wide `HTTPCookieStorage.shared`, persisted under the home folder,
+    /// whose cookies would go from one API to another. Cookies are an operation's `cookieJar`.
+    static func withoutCookies(_ configuration: URLSessionConfiguration) -> URLSessionConfiguration {
+        let copy = (configuration.copy() as? URLSessionConfiguration) ?? configuration
+        copy.httpCookieStorage = nil
+        copy.httpShouldSetCookies = false
+        copy.httpCookieAcceptPolicy = .never
+        return copy
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {

@@ -35,6 +35,10 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case file(path: String, reason: String)
         /// The request body could not be prepared.
         case invalidBody(reason: String)
+        /// The request cannot go as it is: a header name or value, or the method, would break the
+        /// request's framing on the wire (a CR, LF or other control character, a character a
+        /// field name or a method may not hold). The reason names the header, never its value.
+        case invalidRequest(reason: String)
         /// The request needed a credential that could not be had (the refresh failed, or the
         /// response said so in its body).
         case authenticationFailed(reason: String)
@@ -94,6 +98,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .tooSoon(date): return "run again no earlier than \(date)\(target) (timeLimitBetweenRuns)"
         case let .file(path, reason): return "file error at \(path)\(target): \(reason)"
         case let .invalidBody(reason): return "invalid request body\(target): \(reason)"
+        case let .invalidRequest(reason): return "invalid request\(target): \(reason)"
         case let .authenticationFailed(reason): return "authentication failed\(target): \(reason)"
         case let .rejected(reason): return "rejected\(target): \(reason)"
         }
@@ -125,6 +130,7 @@ extension NetOpsError.Kind {
         case .tooSoon: return "tooSoon"
         case .file: return "file"
         case .invalidBody: return "invalidBody"
+        case .invalidRequest: return "invalidRequest"
         case .authenticationFailed: return "authenticationFailed"
         case .rejected: return "rejected"
         }

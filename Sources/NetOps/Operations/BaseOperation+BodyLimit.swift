@@ -6,8 +6,12 @@ extension BaseOperation {
     /// (`NSURLErrorDataLengthExceedsMaximum`).
     public static let responseBodyTooLargeCode = -1103
 
-    /// The most bytes of response body the operation keeps in memory, or nil (the default) for
-    /// no limit.
+    /// The default of `maximumResponseBodyBytes`: 64 MiB, as an API scope's
+    /// (`APIScope.Configuration.defaultMaximumResponseBytes`).
+    public static let defaultMaximumResponseBodyBytes: Int64 = 64 << 20
+
+    /// The most bytes of response body the operation keeps in memory: 64 MiB unless set
+    /// (`defaultMaximumResponseBodyBytes`); nil for no limit.
     ///
     /// A body announced longer (`Content-Length`) or found longer as it arrives ends the operation
     /// at once with `NetOpsError.Kind.transport(code: BaseOperation.responseBodyTooLargeCode, …)`:

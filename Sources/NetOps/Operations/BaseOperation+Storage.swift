@@ -38,7 +38,9 @@ extension BaseOperation {
         var acceptableStatusCodes = BaseOperation.successStatusCodes
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
-        var maximumResponseBodyBytes: Int64?
+        var maximumResponseBodyBytes: Int64? = BaseOperation.defaultMaximumResponseBodyBytes
+        var followsRedirects = true
+        var cookieJar: CookieJar?
         var timeLimitBetweenRuns: TimeInterval = 0
         var runLimitKey: String?
         var interceptor: (any OperationInterceptor)?

@@ -105,17 +105,37 @@ extension BaseOperation {
                 return
             }
         }
-        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?)? in
+        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?, rules: RedirectRules)? in
             guard isCurrent(prepared.attempt) else { return nil }
             storage.history.attemptsMade += 1
-            return (storage.history.attemptsMade, storage.settings.observer)
+            let rules = RedirectRules(
+                follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
+            return (storage.history.attemptsMade, storage.settings.observer, rules)
         }
         guard let counted else { return }
+        if let jar = counted.rules.cookies, let url = request.url, let cookies = jar.cookieHeader(for: url) {
+            let own = request.value(forHTTPHeaderField: "Cookie")
+            request.setValue(own.map { $0 + "; " + cookies } ?? cookies, forHTTPHeaderField: "Cookie")
+        }
         if let observer = counted.observer {
             request = observer.willSend(request, attempt: counted.number, for: self)
         }
+        // The one check of what goes on the wire, the same for both engines, after everything
+        // that adds to the request (interceptor, token, cookies, trace headers).
+        switch RequestCheck.checked(request) {
+        case let .success(checked):
+            request = checked
+        case let .failure(refusal):
+            counted.observer?.didFinish(
+                AttemptReport(attempt: counted.number, response: nil, error: refusal, bytesSent: 0, bytesReceived: 0), for: self)
+            withEffects { effects in
+                guard isCurrent(prepared.attempt) else { return }
+                apply({ $0.abort(refusal) }, to: &effects)
+            }
+            return
+        }
         withLock { storage.lastSentRequest = request }
-        let events = TransferAttempt(operation: self, attempt: prepared.attempt)
+        let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: counted.rules)
         let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
             guard isCurrent(prepared.attempt) else { return true }
@@ -385,13 +405,16 @@ extension BaseOperation {
 final class TransferAttempt: TransferEvents, @unchecked Sendable {
     let operation: BaseOperation
     let attempt: UInt64
+    let redirectRules: RedirectRules
 
-    init(operation: BaseOperation, attempt: UInt64) {
+    init(operation: BaseOperation, attempt: UInt64, rules: RedirectRules = .standard) {
         self.operation = operation
         self.attempt = attempt
+        self.redirectRules = rules
     }
 
     func transferDidReceive(head: ResponseHead) {
+        redirectRules.cookies?.store(head)
         operation.attempt(attempt, didReceive: head)
     }
 

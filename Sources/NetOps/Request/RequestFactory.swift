@@ -16,6 +16,10 @@ public enum RequestFactory {
     ) -> Result<URLRequest, NetOpsError> {
         let target: URL
         do { target = try url.asURL() } catch { return .failure(error) }
+        // Checked before `URLRequest` sees them: it drops a value with CR or LF without a word.
+        if let refusal = RequestCheck.refusal(ofFields: headers) {
+            return .failure(NetOpsError(.invalidRequest(reason: refusal), url: target))
+        }
         var request = URLRequest(url: target)
         // GET is URLRequest's own default; setting it anyway costs a normalisation in Foundation.
         if method != .get { request.httpMethod = method.rawValue }

@@ -42,10 +42,14 @@ public final class NetworkSession: Sendable {
     }
 
     /// The configuration of sessions made without one: URLSession's defaults, with no response
-    /// cache (operations see every response) and 16 connections per host.
+    /// cache (operations see every response), no cookie storage (cookies are an operation's
+    /// `cookieJar`; the engine never uses `HTTPCookieStorage`, whatever a configuration says) and
+    /// 16 connections per host.
     public static func defaultConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpMaximumConnectionsPerHost = 16
         return configuration

@@ -91,6 +91,13 @@ package final class ResponseHead: @unchecked Sendable {
         return digits > 0 ? length : nil
     }
 
+    /// The values of every field named `name` (any case), as they came; over an
+    /// `HTTPURLResponse`, its one joined value.
+    package func fields(named name: String) -> [String] {
+        if let foundation { return foundation.value(forHTTPHeaderField: name).map { [$0] } ?? [] }
+        return fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
     /// Each field once, repeated fields joined with ", " under the name first seen.
     package var headerFields: [String: String] {
         if let foundation {
