@@ -192,6 +192,16 @@ final class NIOTransferHandle: TransferHandle {
         }
     }
 
+    /// Forgets `delegate` once its transfer ended: a delegate that follows redirects holds the
+    /// handle, and the handle must not hold it past the end.
+    func release(_ delegate: NIOTransferDelegate) {
+        state.withLockedValue { state in
+            guard state.delegate === delegate else { return }
+            state.delegate = nil
+            state.task = nil
+        }
+    }
+
     /// Keeps the task of the hop in progress; false when the transfer was cancelled meanwhile
     /// (the caller cancels the task).
     func attach(_ task: HTTPClient.Task<Void>) -> Bool {

@@ -297,6 +297,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     /// Hands the completion to the operation: right here on the event loop, or on a global queue.
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
+        redirects?.handle.release(self)
         let events = events
         if onEventLoop {
             events.transferDidComplete(failure: failure)

@@ -36,6 +36,9 @@ public final class RawHTTPServer: Sendable {
         case noContent = "/no-content"
         /// 304 with an ETag and `Content-Length: 1234` (the representation's), no body.
         case notModified = "/not-modified"
+        /// 307 to `/hold` with the same query: a redirect that keeps the method and the body on
+        /// this origin, to a request that is never answered.
+        case redirectToHold = "/redirect-to-hold"
 
         /// The bytes sent after the request head, and whether the connection closes after them.
         var answer: (bytes: String, close: Bool)? {
@@ -57,6 +60,7 @@ public final class RawHTTPServer: Sendable {
             case .noContent: return ("HTTP/1.1 204 No Content\r\nX-Demo: empty\r\n\r\n", false)
             case .notModified:
                 return ("HTTP/1.1 304 Not Modified\r\nETag: \"demo\"\r\nContent-Length: 1234\r\n\r\n", false)
+            case .redirectToHold: return nil
             }
         }
     }
@@ -126,9 +130,21 @@ private final class RawHTTPHandler: ChannelInboundHandler {
         pending += buffer.readableBytesView
         while !stopped, let end = headEnd() {
             let head = String(decoding: pending[..<end], as: UTF8.self)
-            pending.removeFirst(end + 4)
+            // A body is read before the answer, so the next request head starts where it ends;
+            // except where the route is not to read it.
+            let length = head.hasPrefix("POST /never-reads-body") || head.hasPrefix("PUT /never-reads-body") ? 0 : Self.contentLength(of: head)
+            guard pending.count >= end + 4 + length else { return }
+            pending.removeFirst(end + 4 + length)
             answer(head, context: context)
         }
+    }
+
+    /// The `Content-Length` of a request head, 0 without one.
+    private static func contentLength(of head: String) -> Int {
+        for line in head.split(separator: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+            return Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        return 0
     }
 
     /// The offset of the first `\r\n\r\n` in what was read.
@@ -152,6 +168,9 @@ private final class RawHTTPHandler: ChannelInboundHandler {
             return
         }
         switch route {
+        case .redirectToHold:
+            let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map { "?" + $0 } ?? ""
+            write("HTTP/1.1 307 Temporary Redirect\r\nLocation: /hold\(query)\r\nContent-Length: 0\r\n\r\n", context: context)
         case .hold:
             stopped = true
         case .neverReadsBody:
