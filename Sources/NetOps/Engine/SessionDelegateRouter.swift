@@ -191,12 +191,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         } else {
             failure = error.map(Self.failure(from:))
         }
-        // Off the session's one serial delegate queue: what the operation does when it ends
-        // (completion handlers that wait for another operation of this session, APILayer's
-        // parse, validate and map) must not hold up every other transfer of the session. Every
-        // earlier event of the transfer was delivered on that queue before this one.
-        let events = route.events
-        DispatchQueue.global().async { events.transferDidComplete(failure: failure) }
+        route.events.transferDidComplete(failure: failure)
     }
 
     /// The `Content-Length` field of `response` when it holds values that disagree (FoundationNetworking
@@ -285,8 +280,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             task = session.uploadTask(with: request, from: data)
         case let .file(url):
             guard let streamed = URLSessionEngine.streaming(request, from: url) else {
-                let events = route.events
-                DispatchQueue.global().async { events.transferDidComplete(failure: .file("cannot read \(url.path)")) }
+                route.events.transferDidComplete(failure: .file("cannot read \(url.path)"))
                 return
             }
             task = session.dataTask(with: streamed)
@@ -300,8 +294,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             // Cancelled while the redirect was being followed.
             routes.withLock { _ = $0.removeValue(forKey: task.taskIdentifier) }
             task.cancel()
-            let events = route.events
-            DispatchQueue.global().async { events.transferDidComplete(failure: .cancelled) }
+            route.events.transferDidComplete(failure: .cancelled)
             return
         }
         task.resume()

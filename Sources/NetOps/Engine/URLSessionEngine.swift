@@ -58,7 +58,8 @@ final class URLSessionEngine: TransferEngine {
         return copy
     }
 
-    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
+        let events = CompletionHandOff(operationEvents)
         let task: URLSessionTask
         switch body {
         case .none:
@@ -109,6 +110,33 @@ final class URLSessionEngine: TransferEngine {
     func shutdown() {
         session.finishTasksAndInvalidate()
     }
+}
+
+/// Hands the end of a transfer off the session's one serial delegate queue: what an operation
+/// does when it ends (completion handlers that wait for another operation of the same session,
+/// APILayer's parse, validate and map) must not hold up every other transfer of the session.
+/// Every other event is passed on in place, in order; the end comes after all of them.
+///
+/// Only the operation's end is handed off: the events of a segmented download's requests stay on
+/// the queue, whose order `SegmentedDownload` relies on.
+final class CompletionHandOff: TransferEvents, @unchecked Sendable {
+    private let events: any TransferEvents
+
+    init(_ events: any TransferEvents) {
+        self.events = events
+    }
+
+    func transferDidReceive(head: ResponseHead) { events.transferDidReceive(head: head) }
+    func transferDidReceive(data: Data) { events.transferDidReceive(data: data) }
+    func transferDidSend(sent: Int64, expected: Int64?) { events.transferDidSend(sent: sent, expected: expected) }
+
+    func transferDidComplete(failure: TransferFailure?) {
+        let events = events
+        DispatchQueue.global().async { events.transferDidComplete(failure: failure) }
+    }
+
+    var bodyGoesToFile: Bool { events.bodyGoesToFile }
+    var redirectRules: RedirectRules { events.redirectRules }
 }
 
 /// The handle of a transfer that never started (its failure is already on its way).
