@@ -54,6 +54,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
         /// A deadline to arm for a run that waits to retry (its transfer arms its own at launch).
         var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
+        /// The `timeLimitBetweenRuns` slot to free (outside the lock: `RunLimits` has a lock of its own).
+        var runLimitRelease: (key: String, until: Date)?
         /// Partial files let go of, to close and delete outside the lock.
         var cleanups: [SinkCleanup] = []
 
@@ -247,15 +249,15 @@ open class BaseOperation: Operation, @unchecked Sendable {
                 effects.begin = prepared
             case let .failure(error):
                 _ = machine.transferFinished(failure: error)
-                finishLocked()
+                finishLocked(&effects)
             }
         case .stopTransfer:
             break
         case .complete:
-            finishLocked()
+            finishLocked(&effects)
         case .stopTransferAndDiscard, .discard, .unpark:
             effects.cleanUp(sink.discard())
-            finishLocked()
+            finishLocked(&effects)
         case .park:
             effects.cleanUp(sink.discard())
             storage.response = nil
@@ -292,8 +294,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
-    private func finishLocked() {
-        releaseRunSlotLocked()
+    private func finishLocked(_ effects: inout Effects) {
+        effects.runLimitRelease = releaseRunSlotLocked()
     }
 
     /// The next run: numbered here and nowhere else. Call with the lock held.
@@ -312,6 +314,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
+        if let release = effects.runLimitRelease { RunLimits.release(release.key, until: release.until) }
         for cleanup in effects.cleanups { cleanup.run() }
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
         if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }
