@@ -239,6 +239,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     func apply(_ event: (inout Machine) -> Machine.Action, to effects: inout Effects) {
         let before = machine.snapshot
         let action = event(&machine)
+        // Out of the parked state: its time is counted before a replay's deadline is set.
+        if before.isPostponed, !machine.isPostponed { unparkedLocked(in: &effects) }
         switch action {
         case .none:
             break
@@ -266,6 +268,27 @@ open class BaseOperation: Operation, @unchecked Sendable {
         }
         record(from: before, to: machine.snapshot, in: &effects)
         if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
+        if action == .park { parkedLocked(in: &effects) }
+    }
+
+    /// The operation just parked: its parked time starts, and counts against its total
+    /// deadline, which is armed for the time left. Call with the lock held (after `end`).
+    private func parkedLocked(in effects: inout Effects) {
+        let number = newRunLocked().number
+        let now = DispatchTime.now()
+        storage.history.parked = (now, number)
+        guard let total = storage.settings.totalTimeout else { return }
+        let left = max(0, total - storage.history.workedSeconds)
+        effects.arm = (sessionInEffectLocked.deadlines, number, now + left)
+    }
+
+    /// The operation left the parked state (replayed, failed, cancelled): its parked time is
+    /// counted as worked, and its parked deadline forgotten. Call with the lock held.
+    private func unparkedLocked(in effects: inout Effects) {
+        guard let parked = storage.history.parked else { return }
+        storage.history.parked = nil
+        storage.history.workedSeconds += Self.seconds(since: parked.since)
+        effects.disarm = (sessionInEffectLocked.deadlines, parked.number &+ 1)
     }
 
     /// Notes what changed between two snapshots of the machine.
