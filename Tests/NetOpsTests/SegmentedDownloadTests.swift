@@ -186,6 +186,54 @@ struct SegmentedDownloadTests {
         }
     }
 
+    /// A server that answers 416 to a range ending past the body (as httpbin's `/range/N`
+    /// does): a download suspended near its end resumes (the segment asked for from the resume
+    /// point would end past the body) and completes byte-identical. It failed with HTTP 416 on
+    /// the URLSession engine, which recovered from a 416 only at offset 0.
+    @Test(arguments: TestEngine.allCases) func suspendAndResumeNearTheEndAgainstStrictRanges(_ engine: TestEngine) async throws {
+        let directory = try Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let size = 1 << 20
+        let key = UUID().uuidString
+        let destination = directory.appendingPathComponent("file.bin")
+        let operation = DO.get(try await TestServer.url("ranges/\(size)?key=\(key)&strictRanges=1&rate=\(1 << 20)"), to: destination)
+        operation.privateSession = Self.session(engine)
+        operation.start()
+        // Past the start of the last segment, so the first segment asked for on resumption
+        // (`bytes=N-(N+segment-1)`) ends past the body.
+        let threshold = Int64(size) - Self.segmentLength + (16 << 10)
+        #expect(await eventually(within: 20) { operation.progress.bytesReceived >= threshold || operation.isFinishedOrCancelled })
+        let suspended = operation.suspend()
+        let kept = operation.progress.bytesReceived
+        if suspended {
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(operation.resume())
+        }
+        await operation.finished()
+
+        #expect(operation.state == .successFinished, "\(operation.error.map(String.init(describing:)) ?? "")")
+        #expect(sha256(try Data(contentsOf: destination)) == Self.versionSHA256(size: size, version: 0))
+        if engine == .urlSession, suspended, kept < Int64(size) {
+            let log = try await Self.log(key)
+            #expect(log.contains { $0.status == 416 }, "the server never refused a range: the test did not reach the case")
+            #expect(log.last?.status == 206)
+        }
+    }
+
+    /// The plan's answer to a 416 at the resume offset: ask for the caller's own request
+    /// (`bytes=N-`), or, when the body ends exactly there, finish with what the caller holds.
+    @Test func a416AtAResumeOffsetAsksForTheRestOrFinishes() {
+        var plan = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: SegmentPlanTests.etag, readsAhead: false)
+        let tooLong = SegmentPlanTests.response(416, ["Content-Range": "bytes */12"])
+        #expect(plan.received(response: tooLong, of: 0) == .send(.whole(withoutRange: false), number: 1, cancelCurrent: true))
+        var ended = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: SegmentPlanTests.etag, readsAhead: false)
+        let atTheEnd = SegmentPlanTests.response(416, ["Content-Range": "bytes */7"])
+        #expect(ended.received(response: atTheEnd, of: 0) == .complete(nil, cancelCurrent: true))
+        var unknown = SegmentPlan(segmentLength: 10, callerOffset: 7, callerValidator: SegmentPlanTests.etag, readsAhead: false)
+        #expect(
+            unknown.received(response: SegmentPlanTests.response(416), of: 0) == .send(.whole(withoutRange: false), number: 1, cancelCurrent: true))
+    }
+
     @Test(arguments: TestEngine.allCases) func cancelMidSegmentLeavesNothingBehind(_ engine: TestEngine) async throws {
         let directory = try Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -104,13 +104,17 @@ struct TimingTests {
     }
 
     @Test(arguments: TestEngine.allCases) func aRunningLimitedRequestBlocksASecond(_ engine: TestEngine) async throws {
-        // The run limit is keyed by URL: each engine's case gets its own, as the cases may run side by side.
-        let url = try await TestServer.url("delay?seconds=0.5&engine=\(engine)")
+        // The run limit is keyed by method and URL without the query: each engine's case gets a
+        // key of its own, as the cases may run side by side.
+        let url = try await TestServer.url("delay?seconds=0.5")
+        let key = "running-limit-\(engine)-\(UUID().uuidString)"
         let first = DTO.get(url).on(engine)
         first.timeLimitBetweenRuns = 0.1
+        first.runLimitKey = key
         first.start()
         let second = DTO.get(url).on(engine)
         second.timeLimitBetweenRuns = 0.1
+        second.runLimitKey = key
         await #expect(throws: NetOpsError.self) { try await second.run() }
         await first.finished()
         #expect(first.state == .successFinished)

@@ -23,7 +23,14 @@ import FoundationNetworking
 ///   parked and one refresh starts (single flight). A failure of a request sent with an older
 ///   token version is replayed at once with the current token, without a new refresh;
 /// - when the refresh succeeds the token is saved and every parked operation is replayed; when
-///   it fails, every parked operation ends with that error and every waiter is released;
+///   it fails, or does not return within `refreshTimeout`, every parked operation ends with that
+///   error and every waiter is released (a late result of a timed-out refresh is ignored);
+/// - a refresh that returns after the token changed under it (`updateToken`, `removeToken`,
+///   `restoreToken`) is dropped: neither kept nor saved. The operations parked on it are replayed
+///   with the current token, or fail with `AuthenticationError.tokenRemovedDuringRefresh` when
+///   there is none, so a logout during a refresh stays a logout;
+/// - it replays and fails only the operations it parked itself: another API's parked
+///   operations, and one a caller parked with `BaseOperation.postpone(_:)`, stay as they are;
 /// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
 ///   `excessiveRefresh` instead of looping.
 ///
@@ -47,8 +54,14 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         public var refreshLimit = 5
         /// The window of the refresh loop guard, in seconds.
         public var refreshWindow: TimeInterval = 30
+        /// The most seconds a refresh may take (30 s by default): an authenticator that has not
+        /// returned by then fails with `AuthenticationError.refreshTimedOut`, every operation
+        /// parked on it ends with that error and every waiter is released. Its late result is
+        /// ignored. Parked operations also end sooner when their own `totalTimeout` passes.
+        public var refreshTimeout: TimeInterval = 30
 
-        /// The defaults: Bearer header, 401 only, 5 s leeway, at most 5 refreshes in 30 s.
+        /// The defaults: Bearer header, 401 only, 5 s leeway, at most 5 refreshes in 30 s, a
+        /// refresh given 30 s.
         public init() {}
     }
 
@@ -59,6 +72,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     public static let placementKey = "apilayer.tokenPlacement"
     /// The key of `BaseOperation.userInfo` that, set to `true`, sends the operation without a token.
     public static let withoutTokenKey = "apilayer.withoutToken"
+    /// The key of `BaseOperation.userInfo` naming the coordinator that parked the operation
+    /// (its `ObjectIdentifier`): a coordinator replays and fails only what it parked itself.
+    private static let parkedByKey = "apilayer.parkedBy"
 
     private struct State {
         var token: Token?
@@ -69,9 +85,26 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         var refreshTimes: [Date] = []
         var refreshCount = 0
         var waiters: [CheckedContinuation<Token, any Error>] = []
+        /// The number of the refresh running (or of the last one): a result or a timeout of
+        /// another number is late and ignored.
+        var refreshGeneration: UInt64 = 0
+        /// `version` when the running refresh started: when the token changed since, the
+        /// refresh's result is dropped.
+        var refreshBaseVersion = 0
+        /// The running refresh's timer, cancelled when it ends.
+        var refreshTimer: Task<Void, Never>?
+    }
+
+    /// A refresh to launch, as `beginRefreshLocked` decided it.
+    private struct RefreshStart {
+        let generation: UInt64
+        let current: Token?
     }
 
     private let state: Locked<State>
+    /// Serializes writes to the store, each made only if its token version is still the
+    /// current one, so the store ends with the token in memory whatever the order of writers.
+    private let storeQueue = DispatchQueue(label: "APILayer.AuthenticationCoordinator.store")
     private let authenticator: any Authenticator
     private let store: any TokenStore
     /// How tokens are placed and failures recognised.
@@ -122,25 +155,39 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     /// Calls to the authenticator so far.
     public var refreshCount: Int { state.withLock { $0.refreshCount } }
 
-    /// Replaces the token (for example after a login), saving it in the store.
+    /// Replaces the token (for example after a login), saving it in the store. A refresh
+    /// running meanwhile is dropped when it returns: this token stays.
     ///
     /// - Throws: the store's error; the token is in use either way.
     public func updateToken(_ token: Token) throws {
-        state.withLock { state in
+        let version = state.withLock { state -> Int in
             state.token = token
             state.version += 1
             state.lastFailure = nil
+            return state.version
         }
-        try store.save(token)
+        try persist(version: version) { try $0.save(token) }
     }
 
-    /// Forgets the token, in memory and in the store.
+    /// Forgets the token, in memory and in the store. A refresh running meanwhile is dropped
+    /// when it returns (its token is neither kept nor saved), and the operations parked on it
+    /// fail with `AuthenticationError.tokenRemovedDuringRefresh`.
     public func removeToken() throws {
-        state.withLock { state in
+        let version = state.withLock { state -> Int in
             state.token = nil
             state.version += 1
+            return state.version
         }
-        try store.remove()
+        try persist(version: version) { try $0.remove() }
+    }
+
+    /// Writes to the store on its queue, unless the token changed again since `version`: the
+    /// later change writes instead.
+    private func persist(version: Int, _ write: (any TokenStore) throws -> Void) throws {
+        try storeQueue.sync {
+            guard state.withLock({ $0.version }) == version else { return }
+            try write(store)
+        }
     }
 
     /// Reloads the token from the store; a corrupt or unreadable store counts as no token.
@@ -168,11 +215,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     @discardableResult
     public func authenticationProcess() async throws -> Token {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state -> Bool in
+            let start = state.withLock { state -> RefreshStart? in
                 state.waiters.append(continuation)
                 return beginRefreshLocked(&state)
             }
-            if start { launchRefresh(parent: ServiceContext.current) }
+            if let start { launchRefresh(start, parent: ServiceContext.current) }
         }
     }
 
@@ -210,7 +257,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 return .fail(error)
             }
         case let .needsToken(wait):
-            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? .postpone
+            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? park(operation, .postpone)
         }
     }
 
@@ -238,8 +285,27 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         case .replayNow:
             return .retry(after: 0)
         case let .needsToken(wait):
-            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? .postpone
+            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? park(operation, .postpone)
         }
+    }
+
+    /// Marks `operation` as parked by this coordinator and returns `decision`.
+    private func park<Decision>(_ operation: BaseOperation, _ decision: Decision) -> Decision {
+        operation.userInfo[Self.parkedByKey] = ObjectIdentifier(self)
+        return decision
+    }
+
+    /// Whether this coordinator parked `operation` (and has not let it go since).
+    private func parkedHere(_ operation: BaseOperation) -> Bool {
+        operation.userInfo[Self.parkedByKey] as? ObjectIdentifier == ObjectIdentifier(self)
+    }
+
+    /// Takes `operation` out of the parked set if this coordinator parked it; true when it did
+    /// (exactly one caller wins), and the operation is no longer marked as its own.
+    private func takeOwnParked(_ operation: BaseOperation) -> Bool {
+        guard parkedHere(operation), BaseOperation.take(operation) else { return false }
+        operation.userInfo[Self.parkedByKey] = nil
+        return true
     }
 
     /// Whether the service's body rules say the token failed. The JSON rule reads the body the
@@ -258,7 +324,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         /// Wait for the refresh already running.
         case wait
         /// Wait for the refresh this request starts.
-        case waitAndRefresh
+        case waitAndRefresh(RefreshStart)
         /// Give up: the loop guard refuses another refresh.
         case fail(AuthenticationError)
     }
@@ -267,7 +333,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     private func waitForTokenLocked(_ state: inout State) -> TokenWait {
         if state.refreshing { return .wait }
         if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
-        return beginRefreshLocked(&state) ? .waitAndRefresh : .wait
+        return beginRefreshLocked(&state).map(TokenWait.waitAndRefresh) ?? .wait
     }
 
     /// Outside the lock: launches the refresh `wait` started; returns the error to end the
@@ -276,18 +342,21 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         switch wait {
         case .wait:
             return nil
-        case .waitAndRefresh:
-            launchRefresh(parent: (operation as? any TraceContextHolder)?.traceContext)
+        case let .waitAndRefresh(start):
+            launchRefresh(start, parent: (operation as? any TraceContextHolder)?.traceContext)
             return nil
         case let .fail(error):
             return NetOpsError(.authenticationFailed(reason: error.description), url: url)
         }
     }
 
-    /// An operation parked after the refresh it waited for ended: replay or fail it now.
+    /// An operation parked after the refresh it waited for ended: replay or fail it now. An
+    /// operation this coordinator did not park (a caller's `BaseOperation.postpone(_:)`) is left
+    /// parked.
     public func didPostpone(_ operation: BaseOperation) {
+        guard parkedHere(operation) else { return }
         let (refreshing, failure) = state.withLock { ($0.refreshing, $0.lastFailureReason) }
-        guard !refreshing, BaseOperation.take(operation) else { return }
+        guard !refreshing, takeOwnParked(operation) else { return }
         if let failure {
             operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: failure), url: operation.request?.url))
         } else {
@@ -297,20 +366,16 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     // MARK: The refresh
 
-    /// Whether `operation` is guarded by this coordinator (its own interceptor, or the default).
-    private func guards(_ operation: BaseOperation) -> Bool {
-        let interceptor = operation.effectiveInterceptor
-        if let scoped = interceptor as? ScopedAuthentication { return scoped.coordinator === self }
-        return (interceptor as? AuthenticationCoordinator) === self
-    }
-
-    /// Marks a refresh as running; true when the caller must launch it. Call with the lock held.
-    private func beginRefreshLocked(_ state: inout State) -> Bool {
-        guard !state.refreshing else { return false }
+    /// Marks a refresh as running, numbered and based on the current token version; returns
+    /// what the caller must launch, nil when one runs already. Call with the lock held.
+    private func beginRefreshLocked(_ state: inout State) -> RefreshStart? {
+        guard !state.refreshing else { return nil }
         state.refreshing = true
         state.refreshTimes.append(Date())
         state.refreshCount += 1
-        return true
+        state.refreshGeneration &+= 1
+        state.refreshBaseVersion = state.version
+        return RefreshStart(generation: state.refreshGeneration, current: state.token)
     }
 
     /// The loop guard's refusal, when too many refreshes happened lately. Call with the lock held.
@@ -324,53 +389,121 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         return refusal
     }
 
-    /// Starts the refresh; its span is a child of `parent`, the call that needed it.
-    private func launchRefresh(parent: ServiceContext?) {
-        Task { await refresh(parent: parent) }
-    }
-
-    private func refresh(parent: ServiceContext?) async {
-        let current = state.withLock { $0.token }
+    /// Starts the refresh and its timer; its span is a child of `parent`, the call that needed it.
+    private func launchRefresh(_ start: RefreshStart, parent: ServiceContext?) {
         logger.debug("refreshing the token")
         let span = telemetry.startRefreshSpan(parent: parent)
+        let timeout = min(max(0.001, configuration.refreshTimeout), 1e9)
+        let timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(timeout * 1e9))
+            guard !Task.isCancelled else { return }
+            self?.finishRefresh(start.generation, outcome: .failure(AuthenticationError.refreshTimedOut(seconds: timeout)), span: span)
+        }
+        let stillRunning = state.withLock { state -> Bool in
+            guard state.refreshing, state.refreshGeneration == start.generation else { return false }
+            state.refreshTimer = timer
+            return true
+        }
+        if !stillRunning { timer.cancel() }
+        Task { await refresh(start, span: span) }
+    }
+
+    private func refresh(_ start: RefreshStart, span: any Span) async {
+        let outcome: Result<Token, any Error>
         do {
             let authenticator = self.authenticator
             let fresh = try await ServiceContext.$current.withValue(span.context) {
-                try await authenticator.refresh(current: current)
+                try await authenticator.refresh(current: start.current)
             }
-            let waiters = state.withLock { state -> [CheckedContinuation<Token, any Error>] in
-                state.token = fresh
-                state.version += 1
-                state.refreshing = false
+            outcome = .success(fresh)
+        } catch {
+            outcome = .failure(error)
+        }
+        finishRefresh(start.generation, outcome: outcome, span: span)
+    }
+
+    /// What the end of a refresh does to the parked operations and the waiters.
+    private enum RefreshEnd {
+        /// The fresh token is kept (its version given): save it, replay, hand it to the waiters.
+        case stored(Token, version: Int)
+        /// The token changed during the refresh and there is one: replay with it, hand it over.
+        case superseded(Token)
+        /// Fail the parked operations and the waiters with this error.
+        case failed(any Error, reason: String)
+    }
+
+    /// Ends the refresh numbered `generation` with `outcome`, once: the first of its result and
+    /// its timeout wins, and whatever comes later is ignored. A result that comes after the
+    /// token changed under the refresh is dropped. The winner ends the refresh's span.
+    private func finishRefresh(_ generation: UInt64, outcome: Result<Token, any Error>, span: any Span) {
+        let ended = state.withLock { state -> (RefreshEnd, [CheckedContinuation<Token, any Error>], Task<Void, Never>?)? in
+            guard state.refreshing, state.refreshGeneration == generation else { return nil }
+            state.refreshing = false
+            let waiters = state.waiters
+            state.waiters = []
+            let timer = state.refreshTimer
+            state.refreshTimer = nil
+            let end: RefreshEnd
+            if state.version != state.refreshBaseVersion {
+                // The token changed under the refresh (a logout, a login, a restore): whatever
+                // the refresh brought, the current state decides.
+                if let token = state.token {
+                    end = .superseded(token)
+                } else {
+                    let removed = AuthenticationError.tokenRemovedDuringRefresh
+                    end = .failed(removed, reason: removed.description)
+                }
+            } else {
+                switch outcome {
+                case let .success(fresh):
+                    state.token = fresh
+                    state.version += 1
+                    end = .stored(fresh, version: state.version)
+                case let .failure(error):
+                    end = .failed(error, reason: (error as? AuthenticationError)?.description ?? String(describing: error))
+                }
+            }
+            switch end {
+            case .stored, .superseded:
                 state.lastFailure = nil
                 state.lastFailureReason = nil
-                defer { state.waiters = [] }
-                return state.waiters
+            case let .failed(error, reason):
+                state.lastFailure = error as? AuthenticationError
+                state.lastFailureReason = reason
             }
-            do { try store.save(fresh) } catch {
+            return (end, waiters, timer)
+        }
+        guard let (end, waiters, timer) = ended else {
+            logger.debug("a token refresh returned after it had ended (timed out or superseded); its result is ignored")
+            return
+        }
+        timer?.cancel()
+        switch end {
+        case let .stored(fresh, version):
+            do { try persist(version: version) { try $0.save(fresh) } } catch {
                 logger.error("the fresh token could not be saved: \(telemetry.redaction.text(String(describing: error)))")
             }
             telemetry.refreshEnded(span, failure: nil)
-            let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
-            logger.info("token refreshed; replaying \(parked.count) parked operations")
-            for operation in parked { operation.replay() }
-            for waiter in waiters { waiter.resume(returning: fresh) }
-        } catch {
-            let reason = (error as? AuthenticationError)?.description ?? String(describing: error)
-            let waiters = state.withLock { state -> [CheckedContinuation<Token, any Error>] in
-                state.refreshing = false
-                state.lastFailure = error as? AuthenticationError
-                state.lastFailureReason = reason
-                defer { state.waiters = [] }
-                return state.waiters
-            }
+            replayParked(handing: fresh, to: waiters, note: "token refreshed")
+        case let .superseded(current):
+            telemetry.refreshEnded(span, failure: "dropped: the token changed during the refresh")
+            replayParked(handing: current, to: waiters, note: "token changed during the refresh; its result dropped")
+        case let .failed(error, reason):
             telemetry.refreshEnded(span, failure: reason)
-            let parked = BaseOperation.postponedOperations.filter { guards($0) && BaseOperation.take($0) }
+            let parked = BaseOperation.postponedOperations.filter(takeOwnParked)
             logger.error("token refresh failed (\(telemetry.redaction.text(reason))); failing \(parked.count) parked operations")
             for operation in parked {
                 operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: reason), url: operation.request?.url))
             }
             for waiter in waiters { waiter.resume(throwing: error) }
         }
+    }
+
+    /// Replays the operations this coordinator parked and hands `token` to the waiters.
+    private func replayParked(handing token: Token, to waiters: [CheckedContinuation<Token, any Error>], note: String) {
+        let parked = BaseOperation.postponedOperations.filter(takeOwnParked)
+        logger.info("\(note); replaying \(parked.count) parked operations")
+        for operation in parked { operation.replay() }
+        for waiter in waiters { waiter.resume(returning: token) }
     }
 }

@@ -43,6 +43,11 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     case transport(String)
     /// More refreshes than the guard allows in its window: the service keeps refusing fresh tokens.
     case excessiveRefresh(count: Int, window: TimeInterval)
+    /// The refresh did not return within the coordinator's `refreshTimeout` seconds.
+    case refreshTimedOut(seconds: TimeInterval)
+    /// The token was removed (`removeToken()`) while a refresh ran: the refresh's result is
+    /// dropped and what waited on it fails.
+    case tokenRemovedDuringRefresh
 
     /// One readable line (never a token).
     public var description: String {
@@ -52,6 +57,8 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
         case .malformedTokenResponse: return "token endpoint's answer is not a token"
         case let .transport(reason): return "token endpoint unreachable: \(reason)"
         case let .excessiveRefresh(count, window): return "excessiveRefresh: \(count) token refreshes within \(Int(window)) s"
+        case let .refreshTimedOut(seconds): return "the token refresh did not finish within \(seconds) s (refreshTimeout)"
+        case .tokenRemovedDuringRefresh: return "the token was removed while it was being refreshed"
         }
     }
 }

@@ -26,12 +26,16 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
     case corrupt(path: String, reason: String)
     /// The store could not be read or written.
     case io(path: String, reason: String)
+    /// What is on disk is not safe to trust or to write through (a symbolic link, another
+    /// user's file or folder, a file others may read, an oversized file): refused, with why.
+    case insecure(path: String, reason: String)
 
     /// One readable line (never the token).
     public var description: String {
         switch self {
         case let .corrupt(path, reason): return "token store at \(path) is corrupt: \(reason)"
         case let .io(path, reason): return "token store at \(path) failed: \(reason)"
+        case let .insecure(path, reason): return "token store at \(path) refused: \(reason)"
         }
     }
 }

@@ -28,7 +28,9 @@ extension DemoRoutes {
     ///   bytes, another ETag and Last-Modified);
     /// - `dropAt=X`: the first request whose body covers byte X sends the bytes before X, then
     ///   drops the connection;
-    /// - `rate=B`: bytes per second.
+    /// - `rate=B`: bytes per second;
+    /// - `strictRanges=1`: a range whose last byte lies past the body is answered 416 (as
+    ///   httpbin's `/range/N` does) instead of being shortened to the body (RFC 9110 §14.1.2).
     ///
     /// `/ranges-log/{key}` answers `{"requests":[{"range":"bytes=0-99","status":206},…]}`.
     static func addRangeRoutes(to router: Router<BasicRequestContext>) {
@@ -69,6 +71,10 @@ extension DemoRoutes {
             let rangeHeader = request.headers[.range]
             let validatorMatches = request.headers[.ifRange].map { current.contains($0) } ?? true
             if let rangeHeader, validatorMatches {
+                if query.get("strictRanges") == "1", let end = explicitRangeEnd(rangeHeader), end >= size {
+                    resources.withLockedValue { $0[key]?.log.append((rangeHeader, 416)) }
+                    return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
+                }
                 do {
                     if let range = try ByteRange.parse(rangeHeader, size: size) {
                         first = range.first
@@ -110,5 +116,13 @@ extension DemoRoutes {
             let entries = log.map { #"{"range":\#(quoted($0.range)),"status":\#($0.status)}"# }
             return json(#"{"requests":[\#(entries.joined(separator: ","))]}"#)
         }
+    }
+
+    /// The last byte of a `bytes=first-last` header, nil for any other form.
+    static func explicitRangeEnd(_ header: String) -> Int? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let bounds = header.dropFirst("bytes=".count).split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, Int(bounds[0]) != nil else { return nil }
+        return Int(bounds[1])
     }
 }

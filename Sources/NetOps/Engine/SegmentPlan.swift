@@ -270,8 +270,16 @@ struct SegmentPlan {
         case 200 where sentIfRange && restarts < Self.maximumRestarts && Self.acceptsRanges(response):
             // The validator no longer matches: the resource changed. Start over, in segments.
             return restart()
-        case 416 where offset == 0:
-            // Nothing to take a range of (an empty body): ask once, whole.
+        case 416:
+            // The segment's range is not satisfiable: the body is empty, or ends before the
+            // segment's end (some servers refuse a range that ends past the body instead of
+            // shortening it), or ends at the segment's start.
+            if offset > 0, !presentsWhole, Self.unsatisfiedLength(response) == offset {
+                // It ends where the caller resumes: the caller holds it all already.
+                phase = .done
+                return .complete(nil, cancelCurrent: true)
+            }
+            // Ask once for the caller's request as it is (whole, or `bytes=N-` from its offset).
             phase = .passingThrough
             return send(.whole(withoutRange: presentsWhole), cancelCurrent: true)
         default:
@@ -345,6 +353,14 @@ struct SegmentPlan {
         }
         return HTTPURLResponse(url: response.url ?? URL(fileURLWithPath: "/"), statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields)
             ?? response
+    }
+
+    /// The length a 416 names in its `Content-Range: bytes */length`.
+    static func unsatisfiedLength(_ response: HTTPURLResponse) -> Int64? {
+        guard let header = response.value(forHTTPHeaderField: "Content-Range")?.trimmingCharacters(in: .whitespaces),
+            header.lowercased().hasPrefix("bytes */")
+        else { return nil }
+        return Int64(header.dropFirst("bytes */".count))
     }
 
     private static func acceptsRanges(_ response: HTTPURLResponse) -> Bool {

@@ -10,8 +10,11 @@ extension BaseOperation {
     }
 
     /// The most seconds the operation may spend working (time suspended does not count; the
-    /// waits between retries do), after which it fails with `.deadlineExceeded`; nil (the
-    /// default) for no limit.
+    /// waits between retries do, and so does time parked waiting for a credential), after which
+    /// it fails with `.deadlineExceeded`; nil (the default) for no limit.
+    ///
+    /// A parked operation whose deadline passes ends there (`.failedFinished`) and leaves the
+    /// parked set: a later replay or failure of the parked operations does not touch it.
     public var totalTimeout: TimeInterval? {
         get { withLock { storage.settings.totalTimeout } }
         set { withLock { storage.settings.totalTimeout = newValue.map { max(0.001, $0) } } }
@@ -35,6 +38,17 @@ extension BaseOperation {
     func checkDeadlines(attempt: UInt64) {
         var again: (scheduler: DeadlineScheduler, deadline: DispatchTime)?
         withEffects { effects in
+            if machine.isPostponed {
+                guard let parked = storage.history.parked, parked.number == attempt, let total = storage.settings.totalTimeout else { return }
+                let worked = storage.history.workedSeconds + Self.seconds(since: parked.since)
+                guard worked >= total else {
+                    again = (sessionInEffectLocked.deadlines, parked.since + max(0, total - storage.history.workedSeconds))
+                    return
+                }
+                let error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
+                apply({ $0.abort(error) }, to: &effects)
+                return
+            }
             let current = machine.withRun { ($0.number, $0.lastActivity, $0.startedAt, $0.isWaitingToRetry) }
             guard let (number, lastActivity, startedAt, waitingToRetry) = current, number == attempt else { return }
             let idle = Self.seconds(since: lastActivity)

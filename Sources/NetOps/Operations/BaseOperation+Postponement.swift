@@ -11,7 +11,11 @@ extension BaseOperation {
     }
 
     /// Parks a working operation: its transfer stops and it waits, still working, for
-    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)`.
+    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)`
+    /// (or its own `totalTimeout`: time parked counts against it).
+    ///
+    /// An operation parked this way belongs to the caller: an `AuthenticationCoordinator`
+    /// replays and fails only the operations it parked itself.
     ///
     /// - Returns: false when the operation was not working (not started, suspended, or final).
     @discardableResult
@@ -32,6 +36,12 @@ extension BaseOperation {
     /// `update` (for example to put a fresh token in), then through the operation's
     /// interceptor, and sent again.
     ///
+    /// It acts on **all** parked operations of the process, whoever parked them: every API's
+    /// (an `update` that adds a token would put one API's token on another API's requests) and
+    /// those of every interceptor. A service with more than one API, or with a token
+    /// coordinator, replays through the coordinator instead, which replays only its own; take
+    /// single operations with `take(_:)` and `replay(update:)`.
+    ///
     /// - Returns: the operations replayed.
     @discardableResult
     public static func performPostponedOperations(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
@@ -43,6 +53,9 @@ extension BaseOperation {
     /// Ends every parked operation with `error` (`.failedFinished`), first parked first, on the
     /// calling thread: their completions run in that order, and every thread in `syncStart()`
     /// and every `run()` waiting on them returns.
+    ///
+    /// It acts on **all** parked operations of the process, whoever parked them (every API's,
+    /// every interceptor's); to end one, `take(_:)` it and call `failPostponed(with:)`.
     ///
     /// - Returns: the operations ended.
     @discardableResult
@@ -56,7 +69,8 @@ extension BaseOperation {
     /// ends `.failedFinished` with `.authenticationFailed` ("parked operations released"), first
     /// parked first, so each thread blocked in its `syncStart()` and each `run()` awaiting it
     /// returns, and its completion runs. Nothing is replayed; a service calls this when it gives
-    /// up on the credential (a logout, a shutdown).
+    /// up on the credential (a logout, a shutdown). Like `removeAllPostponedOperations`, it acts
+    /// on every API's parked operations.
     ///
     /// A waiter is never released while its operation stays parked (`mayReleaseSyncWaiter` is
     /// false until the operation is final): that would hand it an operation without a result.
@@ -83,9 +97,12 @@ extension BaseOperation {
         withLock { machine.state.isFinishedOrCancelled }
     }
 
-    /// Sends a parked operation's request again, rebuilt through `update` first.
+    /// Sends a parked operation's request again, rebuilt through `update` first. Does nothing
+    /// to an operation that is not parked (it ended meanwhile: cancelled, or its total deadline
+    /// passed).
     public func replay(update: (@Sendable (inout URLRequest) -> Void)? = nil) {
         withEffects { effects in
+            guard machine.isPostponed else { return }
             if let update, case var .success(request) = storage.request {
                 update(&request)
                 storage.request = .success(request)

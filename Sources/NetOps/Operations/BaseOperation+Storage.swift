@@ -86,8 +86,11 @@ extension BaseOperation {
         var attemptsMade = 0
         /// Seconds waited between attempts.
         var retryWaited: TimeInterval = 0
-        /// Seconds worked in runs that ended (suspended time is not counted).
+        /// Seconds worked in runs that ended, and parked (suspended time is not counted).
         var workedSeconds: Double = 0
+        /// While parked: since when, and the number its total deadline is armed under (a
+        /// number of its own, so no event of an earlier or later run mistakes it for theirs).
+        var parked: (since: DispatchTime, number: UInt64)?
         var rangeResumes = 0
         var restartsFromZero = 0
         /// Whether the operation holds its slot of `timeLimitBetweenRuns`.

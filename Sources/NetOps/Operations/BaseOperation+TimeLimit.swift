@@ -12,7 +12,9 @@ extension BaseOperation {
         set { withLock { storage.settings.timeLimitBetweenRuns = max(0, newValue) } }
     }
 
-    /// What counts as "the same request" for `timeLimitBetweenRuns`: by default the method and URL.
+    /// What counts as "the same request" for `timeLimitBetweenRuns`: by default the method and the
+    /// URL without its query and fragment (a request whose query changes, a cache-buster or a
+    /// timestamp, is still the same request, and the table of limits does not grow with it).
     public var runLimitKey: String {
         get { withLock { runLimitKeyLocked(url: currentURL) } }
         set { withLock { storage.settings.runLimitKey = newValue } }
@@ -26,7 +28,13 @@ extension BaseOperation {
     private func runLimitKeyLocked(url: URL?) -> String {
         if let key = storage.settings.runLimitKey { return key }
         let method = (try? storage.request.get())?.httpMethod ?? "GET"
-        return "\(method) \(url?.absoluteString ?? "")"
+        return "\(method) \(Self.runLimitURL(url))"
+    }
+
+    /// `url` without its query and fragment.
+    static func runLimitURL(_ url: URL?) -> Substring {
+        let text = url?.absoluteString ?? ""
+        return text.prefix { $0 != "?" && $0 != "#" }
     }
 
     /// Takes the run slot of this request, or says why not. Call with the lock held.
@@ -39,31 +47,69 @@ extension BaseOperation {
         return nil
     }
 
-    /// Frees the run slot, starting the time limit. Call with the lock held.
-    func releaseRunSlotLocked() {
-        guard storage.history.holdsRunSlot else { return }
+    /// Frees the run slot, starting the time limit: returns the key and date to hand to
+    /// `RunLimits.release` once the lock is left, nil when the operation held no slot. Call with
+    /// the lock held.
+    func releaseRunSlotLocked() -> (key: String, until: Date)? {
+        guard storage.history.holdsRunSlot else { return nil }
         storage.history.holdsRunSlot = false
         let next = Date(timeIntervalSinceNow: storage.settings.timeLimitBetweenRuns)
         storage.history.dateDelayAfterExecution = next
-        RunLimits.release(runLimitKeyLocked(url: currentURL), until: next)
+        return (runLimitKeyLocked(url: currentURL), next)
     }
 }
 
 /// When each limited request may run next (`Date.distantFuture` while one runs).
+///
+/// Bounded: an entry whose time limit has passed says nothing any more and is dropped. The
+/// table is swept when it has grown to twice its size after the last sweep (at least 64
+/// entries), so the sweep costs O(1) per claim on average and the table holds no more than
+/// twice the requests still within their limit (or running).
 enum RunLimits {
-    private static let nextAllowed = Locked<[String: Date]>([:])
+    private struct Table {
+        var nextAllowed: [String: Date] = [:]
+        /// The size at which the next sweep runs.
+        var sweepAt = 64
+
+        mutating func sweep(now: Date) {
+            nextAllowed = nextAllowed.filter { $0.value > now }
+            sweepAt = max(64, nextAllowed.count * 2)
+        }
+    }
+
+    private static let table = Locked(Table())
 
     /// Takes the slot for `key`; returns the date it is taken until when it is not free.
     static func claim(_ key: String) -> Date? {
-        nextAllowed.withLock { table in
+        table.withLock { table in
             let now = Date()
-            if let until = table[key], until > now { return until }
-            table[key] = .distantFuture
+            if let until = table.nextAllowed[key] {
+                if until > now { return until }
+            } else if table.nextAllowed.count >= table.sweepAt {
+                table.sweep(now: now)
+            }
+            table.nextAllowed[key] = .distantFuture
             return nil
         }
     }
 
+    /// Frees the slot for `key` until `date`.
     static func release(_ key: String, until date: Date) {
-        nextAllowed.withLock { $0[key] = date }
+        table.withLock { table in
+            let now = Date()
+            if date <= now {
+                table.nextAllowed[key] = nil
+                return
+            }
+            table.nextAllowed[key] = date
+        }
+    }
+
+    /// The entries kept (for tests).
+    static var count: Int { table.withLock { $0.nextAllowed.count } }
+
+    /// Drops every entry whose limit has passed now (for tests).
+    static func sweepNow() {
+        table.withLock { $0.sweep(now: Date()) }
     }
 }

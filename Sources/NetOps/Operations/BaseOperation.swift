@@ -54,6 +54,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var disarm: (scheduler: DeadlineScheduler, before: UInt64)?
         /// A deadline to arm for a run that waits to retry (its transfer arms its own at launch).
         var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
+        /// The `timeLimitBetweenRuns` slot to free (outside the lock: `RunLimits` has a lock of its own).
+        var runLimitRelease: (key: String, until: Date)?
         /// Partial files let go of, to close and delete outside the lock.
         var cleanups: [SinkCleanup] = []
 
@@ -237,6 +239,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     func apply(_ event: (inout Machine) -> Machine.Action, to effects: inout Effects) {
         let before = machine.snapshot
         let action = event(&machine)
+        // Out of the parked state: its time is counted before a replay's deadline is set.
+        if before.isPostponed, !machine.isPostponed { unparkedLocked(in: &effects) }
         switch action {
         case .none:
             break
@@ -247,15 +251,15 @@ open class BaseOperation: Operation, @unchecked Sendable {
                 effects.begin = prepared
             case let .failure(error):
                 _ = machine.transferFinished(failure: error)
-                finishLocked()
+                finishLocked(&effects)
             }
         case .stopTransfer:
             break
         case .complete:
-            finishLocked()
+            finishLocked(&effects)
         case .stopTransferAndDiscard, .discard, .unpark:
             effects.cleanUp(sink.discard())
-            finishLocked()
+            finishLocked(&effects)
         case .park:
             effects.cleanUp(sink.discard())
             storage.response = nil
@@ -264,6 +268,27 @@ open class BaseOperation: Operation, @unchecked Sendable {
         }
         record(from: before, to: machine.snapshot, in: &effects)
         if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
+        if action == .park { parkedLocked(in: &effects) }
+    }
+
+    /// The operation just parked: its parked time starts, and counts against its total
+    /// deadline, which is armed for the time left. Call with the lock held (after `end`).
+    private func parkedLocked(in effects: inout Effects) {
+        let number = newRunLocked().number
+        let now = DispatchTime.now()
+        storage.history.parked = (now, number)
+        guard let total = storage.settings.totalTimeout else { return }
+        let left = max(0, total - storage.history.workedSeconds)
+        effects.arm = (sessionInEffectLocked.deadlines, number, now + left)
+    }
+
+    /// The operation left the parked state (replayed, failed, cancelled): its parked time is
+    /// counted as worked, and its parked deadline forgotten. Call with the lock held.
+    private func unparkedLocked(in effects: inout Effects) {
+        guard let parked = storage.history.parked else { return }
+        storage.history.parked = nil
+        storage.history.workedSeconds += Self.seconds(since: parked.since)
+        effects.disarm = (sessionInEffectLocked.deadlines, parked.number &+ 1)
     }
 
     /// Notes what changed between two snapshots of the machine.
@@ -292,8 +317,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
-    private func finishLocked() {
-        releaseRunSlotLocked()
+    private func finishLocked(_ effects: inout Effects) {
+        effects.runLimitRelease = releaseRunSlotLocked()
     }
 
     /// The next run: numbered here and nowhere else. Call with the lock held.
@@ -312,6 +337,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
+        if let release = effects.runLimitRelease { RunLimits.release(release.key, until: release.until) }
         for cleanup in effects.cleanups { cleanup.run() }
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
         if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }

@@ -9,7 +9,9 @@ import FoundationNetworking
 /// Only requests that may be sent twice are retried: idempotent methods (GET, HEAD, PUT,
 /// DELETE, OPTIONS) or an operation marked `isReplayable`. They are retried on the statuses in
 /// `retryableStatuses` and on transient transport failures (connection refused or lost, a
-/// truncated body, an idle timeout), after an exponential backoff with full jitter — or after
+/// truncated body, an idle timeout), never on a failure that would come back the same
+/// (`deterministicTransportCodes`: a decompression bomb, a redirect loop or too many redirects,
+/// a body over the size limit), after an exponential backoff with full jitter — or after
 /// the server's `Retry-After` (seconds or an HTTP date) when it sends one — until
 /// `maximumAttempts` requests were sent or waiting longer would exceed `retryBudget`.
 ///
@@ -81,12 +83,20 @@ public struct RetryPolicy: Sendable, Equatable {
         return delay
     }
 
+    /// Transport failure codes that the same request meets again: a body that decodes past the
+    /// decompression bomb bound (-1016), a redirect loop or too many redirects (-1007), a body
+    /// over the operation's size limit (`BaseOperation.responseBodyTooLargeCode`, -1103). They
+    /// are never retried.
+    public static let deterministicTransportCodes: Set<Int> = [
+        ContentDecoding.failureCode, SessionDelegateRouter.tooManyRedirectsCode, BaseOperation.responseBodyTooLargeCode,
+    ]
+
     /// Whether `error` is worth another attempt.
     public func isTransient(_ error: NetOpsError) -> Bool {
         switch error.kind {
         case let .httpStatus(status): return retryableStatuses.contains(status)
         case .cannotConnect, .offline, .connectionLost, .truncatedBody, .idleTimeout: return true
-        case .transport: return true
+        case let .transport(code, _): return !Self.deterministicTransportCodes.contains(code)
         default: return false
         }
     }
