@@ -90,7 +90,7 @@ public struct APILayerTransport: ClientTransport {
     }
 
     /// The Foundation request of a generated client's request.
-    static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
+    package static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let path = request.path ?? "/"

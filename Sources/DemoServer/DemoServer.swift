@@ -79,6 +79,7 @@ public final class DemoServer: Sendable {
         let trackerServices = TrackerServices { TrackerService() }
         DemoRoutes.addTrackerRoutes(to: router, services: trackerServices, realms: realms)
         DemoRoutes.addInventoryRoutes(to: router, realms: realms)
+        DemoRoutes.addHostileTextRoutes(to: router)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(

@@ -84,10 +84,13 @@ public struct Redaction: Sendable, Hashable {
         isSecret(header: name) ? Self.placeholder : value
     }
 
-    /// The headers with secret values replaced.
+    /// The headers with secret values replaced; the value of any other header is scrubbed as
+    /// free text is (a `Bearer …` or `token=…` inside it), without being cut or escaped.
     public func headers(_ headers: [String: String]) -> [String: String] {
         var redacted = headers
-        for (name, _) in headers where isSecret(header: name) { redacted[name] = Self.placeholder }
+        for (name, value) in headers {
+            redacted[name] = isSecret(header: name) ? Self.placeholder : redacting(value)
+        }
         return redacted
     }
 
@@ -252,10 +255,13 @@ public struct Redaction: Sendable, Hashable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(parts[0]).removingPercentEncoding ?? String(parts[0])
             let plainKey = key.replacingOccurrences(of: "+", with: " ")
-            guard parts.count == 2, isSecret(parameter: plainKey) || isSecret(parameter: Self.bareKey(plainKey)) else {
-                return String(pair)
+            guard parts.count == 2 else { return String(pair) }
+            if isSecret(parameter: plainKey) || isSecret(parameter: Self.bareKey(plainKey)) {
+                return String(parts[0]) + "=" + Self.placeholder
             }
-            return String(parts[0]) + "=" + Self.placeholder
+            // A value that holds a secret itself (`note=refresh_token%3D…`) is replaced whole.
+            let value = (String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[1]))
+            return redacting(value) == value ? String(pair) : String(parts[0]) + "=" + Self.placeholder
         }.joined(separator: "&")
     }
 
@@ -275,6 +281,7 @@ public struct Redaction: Sendable, Hashable {
             return cleaned
         }
         if let array = value as? [Any] { return array.map(redactedJSON) }
+        if let text = value as? String { return redacting(text) }
         return value
     }
 
