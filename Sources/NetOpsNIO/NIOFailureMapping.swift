@@ -64,7 +64,7 @@ package enum NIOFailureMapping {
         if timedOut.contains(error) { return .timedOut }
         if noConnection.contains(error) { return .cannotConnect(reason) }
         if lost.contains(error) { return .connectionLost(reason) }
-        if badURL.contains(error) || reason.contains("unsupportedScheme") { return .unsupportedURL(reason) }
+        if badURL.contains(error) || String(describing: error).contains("unsupportedScheme") { return .unsupportedURL(reason) }
         return .other(code: -1, reason: reason)
     }
 }

@@ -223,7 +223,8 @@ struct SchemaTranslator {
         if sample == nil, let minLength, minLength > Self.longestMadeUpString {
             note(
                 .weakened, "minLength", at: pointer,
-                "the sample string is \(Self.longestMadeUpString) characters long, not minLength \(minLength): the template's own sample breaks the rule")
+                "the sample string is \(Self.longestMadeUpString) characters long, not minLength \(minLength): the template's own sample breaks the rule"
+            )
         }
         var choices: [String] = []
         if case let .array(values)? = fields["enum"] {

@@ -136,11 +136,11 @@ struct HostileContentTests {
     }
 
     static let hostileNumbers = [
-        NumberCase(name: "maxLength 1e20", schema: "{type: string, maxLength: 1e20}", construct: "maxLength"),
+        NumberCase(name: "maxLength 1e20", schema: "{type: string, maxLength: 1.0e+20}", construct: "maxLength"),
         NumberCase(name: "minLength .inf", schema: "{type: string, minLength: .inf}", construct: "minLength"),
         NumberCase(name: "maxItems .nan", schema: "{type: array, items: {type: string}, maxItems: .nan}", construct: "maxItems"),
-        NumberCase(name: "minItems -1e300", schema: "{type: array, items: {type: string}, minItems: -1e300}", construct: "minItems"),
-        NumberCase(name: "integer minimum 1e20", schema: "{type: integer, minimum: 1e20}", construct: ""),
+        NumberCase(name: "minItems -1e300", schema: "{type: array, items: {type: string}, minItems: -1.0e+300}", construct: "minItems"),
+        NumberCase(name: "integer minimum 1e20", schema: "{type: integer, minimum: 1.0e+20}", construct: ""),
         NumberCase(name: "integer maximum .inf", schema: "{type: integer, maximum: .inf}", construct: "maximum"),
         NumberCase(name: "number exclusiveMinimum -.inf", schema: "{type: number, exclusiveMinimum: -.inf}", construct: "exclusiveMinimum"),
     ]

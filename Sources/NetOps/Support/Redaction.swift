@@ -334,7 +334,8 @@ public struct Redaction: Sendable, Hashable {
         let source = text as NSString
         let length = source.length
         let result = NSMutableString(string: text)
-        let quote = UInt16(UInt8(ascii: "\"")), backslash = UInt16(UInt8(ascii: "\\"))
+        let quote = UInt16(UInt8(ascii: "\""))
+        let backslash = UInt16(UInt8(ascii: "\\"))
         var replacements: [NSRange] = []
         for match in pattern.matches(in: text, range: NSRange(location: 0, length: length)) {
             let key = source.substring(with: match.range(at: 2))
