@@ -69,7 +69,7 @@ public enum TemplateDecoding {
                 let data = try FileSystem.readRegularFile(atPath: url.path)
                 return (file, Result { () throws(TemplaterError) in try decode(data, name: name, path: url.path) })
             } catch {
-                return (file, .failure(.unreadable(name: name, path: url.path, reason: error.description)))
+                return (file, .failure(.unreadable(name: name, path: url.path, reason: String(describing: error))))
             }
         }.sorted { Array($0.file.utf8).lexicographicallyPrecedes(Array($1.file.utf8)) }
     }

@@ -11,6 +11,10 @@ struct RecipeURLTests {
         case item = "items/get"
         case absolute = "https://attacker.example/steal"
 
+        var httpMethod: HTTPMethod { .get }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+
         var path: String {
             switch self {
             case .item: return "items/{id}"

@@ -7,6 +7,7 @@ import PropertyBased
 import TestSupport
 import Testing
 import Tracing
+import Validator
 
 /// Where a secret can sit in a request or a server's text.
 enum SecretPlacement: String, CaseIterable, Sendable {

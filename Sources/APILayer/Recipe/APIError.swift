@@ -84,7 +84,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         case let .server(status, message):
             reason = status.map { "HTTP \($0): \(message)" } ?? message
         case let .validation(errors):
-            reason = Self.listing(errors, within: Redaction.textLimit)
+            // Room for the method, the stage and the count of the rest within the text limit.
+            reason = Self.listing(errors, within: Redaction.textLimit - 512)
         case let .mapping(error):
             reason = error.description
         }
