@@ -262,7 +262,10 @@ let package = Package(
             name: "APILayerTests",
             dependencies: [
                 "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
-                "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "TestSupport", "APILayerOpenAPI", "OpenAPIImport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -299,7 +302,10 @@ let package = Package(
             name: "SecurityTests",
             dependencies: [
                 "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
-                "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "TestSupport", "APILayerOpenAPI", "OpenAPIImport", .product(name: "Logging", package: "swift-log"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -90,10 +90,20 @@ public struct APILayerTransport: ClientTransport {
     }
 
     /// The Foundation request of a generated client's request.
-    static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
+    package static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         let path = request.path ?? "/"
+        // As the recipe refuses a path value of `.` or `..` (PathTemplate): a dot segment,
+        // percent-encoded or not, would climb out of the base URL on servers that normalise.
+        let pathOnly = path.prefix { $0 != "?" && $0 != "#" }
+        for segment in pathOnly.split(separator: "/", omittingEmptySubsequences: false) {
+            let decoded = String(segment).removingPercentEncoding ?? String(segment)
+            if decoded == "." || decoded == ".." {
+                throw APILayerTransportError.invalidURL(
+                    "\(base + path) (a path segment is \"\(decoded)\", which would change the path)")
+            }
+        }
         guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
             throw APILayerTransportError.invalidURL(base + path)
         }

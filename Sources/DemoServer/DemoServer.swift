@@ -80,6 +80,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addTrackerRoutes(to: router, services: trackerServices, realms: realms)
         DemoRoutes.addInventoryRoutes(to: router, realms: realms)
         DemoRoutes.addSecurityRoutes(to: router)
+        DemoRoutes.addHostileTextRoutes(to: router)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
         let application = Application(

@@ -8,13 +8,13 @@ import NetOps
 
 /// Maps AsyncHTTPClient's and SwiftNIO's errors onto NetOps' engine-neutral failures, the way
 /// the URLSession engine maps `URLError`s, so operations report the same errors on both.
-enum NIOFailureMapping {
+package enum NIOFailureMapping {
     /// The failure for `error`; `connected` tells whether the request head had been sent (an
     /// I/O error before that means no connection could be made). A body the engine's delegate
     /// refused (a coding it cannot decode, a decompression bomb, a corrupt or truncated encoded
     /// body) carries its failure.
-    static func failure(from error: any Error, connected: Bool) -> TransferFailure {
-        let reason = String(describing: error)
+    package static func failure(from error: any Error, connected: Bool) -> TransferFailure {
+        let reason = reason(for: error)
         if let refused = error as? NIOTransferDelegate.Refused {
             return refused.failure
         }
@@ -39,6 +39,14 @@ enum NIOFailureMapping {
         return .other(code: (error as NSError).code, reason: reason)
     }
 
+    /// The text of `error` for a failure: an `HTTPClientError` as its short description, which
+    /// carries no associated value (`invalidHeaderFieldValues` holds the refused values, which may
+    /// be credentials; no header value ever reaches an error text).
+    static func reason(for error: any Error) -> String {
+        if let client = error as? HTTPClientError { return "HTTPClientError: \(client.shortDescription)" }
+        return String(describing: error)
+    }
+
     private static let cancelled: [HTTPClientError] = [.cancelled, .requestStreamCancelled]
     private static let timedOut: [HTTPClientError] = [.readTimeout, .writeTimeout, .deadlineExceeded]
     private static let noConnection: [HTTPClientError] = [
@@ -56,7 +64,7 @@ enum NIOFailureMapping {
         if timedOut.contains(error) { return .timedOut }
         if noConnection.contains(error) { return .cannotConnect(reason) }
         if lost.contains(error) { return .connectionLost(reason) }
-        if badURL.contains(error) || reason.contains("unsupportedScheme") { return .unsupportedURL(reason) }
+        if badURL.contains(error) || String(describing: error).contains("unsupportedScheme") { return .unsupportedURL(reason) }
         return .other(code: -1, reason: reason)
     }
 }

@@ -216,10 +216,16 @@ struct SchemaTranslator {
 
     private mutating func string(_ fields: [String: JSONValue], at pointer: String, sample: JSONValue?) -> Translated {
         var rules: [String: JSONValue] = [:]
-        let minLength = fields["minLength"]?.numberValue.map { Int($0) }
-        let maxLength = fields["maxLength"]?.numberValue.map { Int($0) }
+        let minLength = count("minLength", in: fields, at: pointer)
+        let maxLength = count("maxLength", in: fields, at: pointer)
         if let minLength, minLength > 0 { rules["lengthMustBeEqualOrGreaterThan"] = .int(minLength) }
         if let maxLength { rules["lengthMustBeEqualOrLessThan"] = .int(maxLength) }
+        if sample == nil, let minLength, minLength > Self.longestMadeUpString {
+            note(
+                .weakened, "minLength", at: pointer,
+                "the sample string is \(Self.longestMadeUpString) characters long, not minLength \(minLength): the template's own sample breaks the rule"
+            )
+        }
         var choices: [String] = []
         if case let .array(values)? = fields["enum"] {
             for value in values {
@@ -236,20 +242,24 @@ struct SchemaTranslator {
     }
 
     private mutating func number(_ fields: [String: JSONValue], integer: Bool, at pointer: String, sample: JSONValue?) -> Translated {
-        var lower = fields["minimum"]?.numberValue.map { (bound: $0, exclusive: false) }
-        var upper = fields["maximum"]?.numberValue.map { (bound: $0, exclusive: false) }
+        var lower = bound("minimum", in: fields, at: pointer).map { (bound: $0, exclusive: false) }
+        var upper = bound("maximum", in: fields, at: pointer).map { (bound: $0, exclusive: false) }
         switch (fields["exclusiveMinimum"], version) {
         case (.bool(true)?, _): lower?.exclusive = true
-        case let (value?, _) where value.numberValue != nil:
-            let bound = value.numberValue!
-            if lower == nil || bound >= lower!.bound { lower = (bound, true) }
+        case (.bool?, _): break
+        case (_?, _):
+            if let bound = bound("exclusiveMinimum", in: fields, at: pointer), lower == nil || bound >= lower!.bound {
+                lower = (bound, true)
+            }
         default: break
         }
         switch (fields["exclusiveMaximum"], version) {
         case (.bool(true)?, _): upper?.exclusive = true
-        case let (value?, _) where value.numberValue != nil:
-            let bound = value.numberValue!
-            if upper == nil || bound <= upper!.bound { upper = (bound, true) }
+        case (.bool?, _): break
+        case (_?, _):
+            if let bound = bound("exclusiveMaximum", in: fields, at: pointer), upper == nil || bound <= upper!.bound {
+                upper = (bound, true)
+            }
         default: break
         }
         var rules: [String: JSONValue] = [:]
@@ -290,7 +300,7 @@ struct SchemaTranslator {
         if !integer, maximum == nil, let lower, lower.exclusive, made <= lower.bound { made = lower.bound + 1 }
         if !integer, let lower, lower.exclusive, made == lower.bound { made = lower.bound + (maximum.map { ($0 - lower.bound) / 2 } ?? 1) }
         if !integer, let upper, upper.exclusive, made == upper.bound { made = upper.bound - 1 }
-        var value = sample ?? (integer ? .int(Int(made)) : Self.numberValue(made))
+        var value = sample ?? (integer && abs(made) < 9e15 ? .int(Int(made)) : Self.numberValue(made))
         if integer, case let .double(double) = value, double == double.rounded(), abs(double) < 9e15 { value = .int(Int(double)) }
         if integer, case let .double(double) = value, double != double.rounded() {
             note(.exampleContradicts, "example", at: pointer, "the example \(Self.text(double)) is not an integer")
@@ -300,10 +310,10 @@ struct SchemaTranslator {
 
     private mutating func array(_ fields: [String: JSONValue], at pointer: String, sample: JSONValue?, depth: Int) -> Translated {
         var rules: [String: JSONValue] = [:]
-        if let minItems = fields["minItems"]?.numberValue.map({ Int($0) }), minItems > 0 {
+        if let minItems = count("minItems", in: fields, at: pointer), minItems > 0 {
             rules["elementsMustBeEqualOrMoreThan"] = .int(minItems)
         }
-        if let maxItems = fields["maxItems"]?.numberValue.map({ Int($0) }) { rules["elementsMustBeEqualOrLessThan"] = .int(maxItems) }
+        if let maxItems = count("maxItems", in: fields, at: pointer) { rules["elementsMustBeEqualOrLessThan"] = .int(maxItems) }
         var first: JSONValue?
         if case let .array(elements)? = sample { first = elements.first }
         guard let items = fields["items"] else { return Translated(value: .array([]), rules: rules) }
@@ -550,9 +560,36 @@ struct SchemaTranslator {
         case "ipv6": text = "2001:db8::1"
         default: text = "string"
         }
-        if let min, text.count < min { text += String(repeating: "x", count: min - text.count) }
+        if let min, text.count < min { text += String(repeating: "x", count: Swift.min(min, longestMadeUpString) - text.count) }
         if let max, text.count > max { text = String(text.prefix(max)) }
         return text
+    }
+
+    /// The longest string made up as a sample (for a `minLength` above it, the sample is this long).
+    static let longestMadeUpString = 65_536
+
+    /// The count `name` of `fields` (`minLength`, `maxItems`…) as an `Int`; nil when absent, and
+    /// nil with a finding when it is not a count an `Int` holds (infinite, NaN, negative, not
+    /// whole, or above 2^53): never a trap on `maxLength: 1e20` or YAML's `.inf`.
+    private mutating func count(_ name: String, in fields: [String: JSONValue], at pointer: String) -> Int? {
+        guard let field = fields[name] else { return nil }
+        if case let .int(value) = field, value >= 0 { return value }
+        guard let number = field.numberValue, number.isFinite, number >= 0, number == number.rounded(), number < 9_007_199_254_740_992 else {
+            note(.notChecked, name, at: pointer, "\(name) \(Self.describe(field)) is not a count that fits an integer; it is not checked")
+            return nil
+        }
+        return Int(number)
+    }
+
+    /// The numeric bound `name` of `fields` (`minimum`, `exclusiveMaximum`…); nil when absent, and
+    /// nil with a finding when it is not a finite number (YAML's `.inf`, `.nan`).
+    private mutating func bound(_ name: String, in fields: [String: JSONValue], at pointer: String) -> Double? {
+        guard let field = fields[name], let number = field.numberValue else { return nil }
+        guard number.isFinite else {
+            note(.notChecked, name, at: pointer, "\(name) \(Self.text(number)) is not a finite number; it is not checked")
+            return nil
+        }
+        return number
     }
 
     /// `number` as an integer value when it is one, else as a double.

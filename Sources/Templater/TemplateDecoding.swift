@@ -66,10 +66,10 @@ public enum TemplateDecoding {
                 return (file, .failure(.invalidName(name: name, reason: reason)))
             }
             do {
-                let data = try Data(contentsOf: url)
+                let data = try FileSystem.readRegularFile(atPath: url.path)
                 return (file, Result { () throws(TemplaterError) in try decode(data, name: name, path: url.path) })
             } catch {
-                return (file, .failure(.unreadable(name: name, path: url.path, reason: error.templaterReason)))
+                return (file, .failure(.unreadable(name: name, path: url.path, reason: String(describing: error))))
             }
         }.sorted { Array($0.file.utf8).lexicographicallyPrecedes(Array($1.file.utf8)) }
     }

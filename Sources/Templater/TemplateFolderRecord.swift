@@ -20,7 +20,7 @@ struct TemplateFolderRecord {
 
     /// The folder the record names, if it names an existing folder other than `home`.
     func movedFolder() -> URL? {
-        guard let data = try? Data(contentsOf: file), data.count < 4_096 else { return nil }
+        guard let data = try? FileSystem.readRegularFile(atPath: file.path, limit: 4_095) else { return nil }
         let path = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard path.hasPrefix("/") else { return nil }
         let folder = URL(fileURLWithPath: path).standardizedFileURL

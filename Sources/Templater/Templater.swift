@@ -18,6 +18,11 @@ public enum Templater {
     /// The environment variable that overrides the default template folder.
     public static let directoryEnvironmentVariable = "APILAYER_TEMPLATES_DIR"
 
+    /// The largest template file read, in bytes (16 MiB): a larger one is refused as
+    /// `TemplaterError.unreadable` rather than read into memory. A template file must also be a
+    /// regular file: a FIFO, device, socket or folder in its place is refused without blocking.
+    public static let maximumTemplateBytes = 16 << 20
+
     /// The store every static member forwards to.
     public static let shared = TemplateStore(directory: defaultTemplateDirectory())
 

@@ -64,6 +64,23 @@ extension Validator {
             "\(path.isEmpty ? "(root)" : path): \(check): expected \(expected), got \(actual)"
         }
 
+        /// The name of the check of an `omission`.
+        public static let omissionCheck = "moreErrors"
+
+        /// The last error of a capped validation: `count` more errors were found after the
+        /// first `limit`, and are not reported. Its description reads
+        /// `(root): moreErrors: expected at most 100 errors reported, got 999900 more`.
+        public static func omission(count: Int, limit: Int) -> ValidationError {
+            ValidationError(
+                path: "", check: .custom(omissionCheck), expected: "at most \(limit) errors reported", actual: "\(count) more")
+        }
+
+        /// For an `omission`, how many errors it stands for; nil for any other error.
+        public var omittedCount: Int? {
+            guard case .custom(Self.omissionCheck) = check, path.isEmpty, actual.hasSuffix(" more") else { return nil }
+            return Int(actual.dropLast(" more".count))
+        }
+
         /// The error as a JSON object `{"path", "rule", "expected", "actual"}`.
         public var json: JSONValue {
             .object(["path": .string(path), "rule": .string(rule), "expected": .string(expected), "actual": .string(actual)])

@@ -34,26 +34,36 @@ public enum ValidationPolicy: Sendable {
     ///   - response: The parsed response.
     ///   - template: The method's compiled template, if it has one.
     ///   - failFast: Return at most the first error.
+    ///   - maxErrors: The most errors returned, the template's and the closure's alike: beyond
+    ///     it, the first `maxErrors` and one `ValidationError.omission(count:limit:)` counting the
+    ///     rest (see `Validator.defaultErrorLimit`).
     /// - Returns: The errors found, empty when the response is valid.
-    public func validate(_ response: JSONValue, template: Template?, failFast: Bool = false) -> [ValidationError] {
+    public func validate(
+        _ response: JSONValue, template: Template?, failFast: Bool = false, maxErrors: Int = Validator.defaultErrorLimit
+    ) -> [ValidationError] {
         switch self {
         case .automatic(let mask):
-            return automatic(response, template, mask, failFast)
+            return automatic(response, template, mask, failFast, maxErrors)
         case .custom(let check):
-            return Self.limit(check(response), failFast)
+            return Self.limit(check(response), failFast, maxErrors)
         case .automaticThen(let mask, let check):
-            let errors = automatic(response, template, mask, failFast)
+            let errors = automatic(response, template, mask, failFast, maxErrors)
             guard errors.isEmpty else { return errors }
-            return Self.limit(check(response), failFast)
+            return Self.limit(check(response), failFast, maxErrors)
         }
     }
 
-    private func automatic(_ response: JSONValue, _ template: Template?, _ mask: ValidationMask, _ failFast: Bool) -> [ValidationError] {
+    private func automatic(
+        _ response: JSONValue, _ template: Template?, _ mask: ValidationMask, _ failFast: Bool, _ maxErrors: Int
+    ) -> [ValidationError] {
         guard let template else { return [] }
-        return Validator.validate(response, against: template, mask: mask, failFast: failFast)
+        return Validator.validate(response, against: template, mask: mask, failFast: failFast, maxErrors: maxErrors)
     }
 
-    private static func limit(_ errors: [ValidationError], _ failFast: Bool) -> [ValidationError] {
-        failFast ? Array(errors.prefix(1)) : errors
+    private static func limit(_ errors: [ValidationError], _ failFast: Bool, _ maxErrors: Int) -> [ValidationError] {
+        if failFast { return Array(errors.prefix(1)) }
+        let limit = max(maxErrors, 1)
+        guard errors.count > limit else { return errors }
+        return Array(errors.prefix(limit)) + [.omission(count: errors.count - limit, limit: limit)]
     }
 }

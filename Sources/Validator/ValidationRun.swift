@@ -28,15 +28,20 @@ struct ValidationRun {
 
     let mask: ValidationMask
     let failFast: Bool
+    /// The most errors recorded; later ones are only counted in `omitted`.
+    let limit: Int
+    /// How many errors were found beyond `limit`.
+    private(set) var omitted = 0
     private var pending: [Pending] = []
     private let plan: ValidationPlan
     private let scratch: ValidationScratch
     /// How many entries of `scratch.found` the objects being walked use.
     private var foundCount = 0
 
-    init(mask: ValidationMask, failFast: Bool, plan: ValidationPlan) {
+    init(mask: ValidationMask, failFast: Bool, limit: Int = .max, plan: ValidationPlan) {
         self.mask = mask
         self.failFast = failFast
+        self.limit = max(limit, 1)
         self.plan = plan
         scratch = ValidationScratch(plan: plan)
     }
@@ -181,9 +186,14 @@ struct ValidationRun {
         }
     }
 
-    /// Records an error at the value being checked.
+    /// Records an error at the value being checked; beyond `limit`, only counts it (a hostile
+    /// body of a million wrong elements costs a counter, not a million errors and paths).
     mutating func fail(_ check: ValidationError.Check, expected: String, actual: String) {
         if isDone { return }
+        guard pending.count < limit else {
+            omitted += 1
+            return
+        }
         pending.append(Pending(check: check, expected: expected, actual: actual))
     }
 }

@@ -22,6 +22,10 @@ public enum Validator {
         return compiler.errors
     }
 
+    /// The most errors a validation reports by default: the first 100 in the walk's order, then
+    /// one `ValidationError.omission` that counts the rest.
+    public static let defaultErrorLimit = 100
+
     /// Validates a response against a compiled template.
     ///
     /// Keys the template does not name are allowed. An optional key may be absent or `null`;
@@ -32,14 +36,19 @@ public enum Validator {
     ///   - template: The compiled template.
     ///   - mask: The checks to perform.
     ///   - failFast: Stop at the first error.
+    ///   - maxErrors: The most errors returned (`defaultErrorLimit`, 100): when the response has
+    ///     more, the first `maxErrors` come, then one `ValidationError.omission(count:limit:)`
+    ///     that says how many more were found. The walk goes on to count them, keeping none.
     /// - Returns: The errors (empty when the response is valid), ordered by the walk: template
     ///   keys sorted by their UTF-8 bytes, array elements by index; at most one when `failFast`.
     public static func validate(
-        _ response: JSONValue, against template: Template, mask: ValidationMask = .all, failFast: Bool = false
+        _ response: JSONValue, against template: Template, mask: ValidationMask = .all, failFast: Bool = false,
+        maxErrors: Int = defaultErrorLimit
     ) -> [ValidationError] {
-        var run = ValidationRun(mask: mask, failFast: failFast, plan: template.plan)
+        var run = ValidationRun(mask: mask, failFast: failFast, limit: maxErrors, plan: template.plan)
         run.validate(response, 0, topLevel: true)
-        return run.errors
+        guard run.omitted > 0 else { return run.errors }
+        return run.errors + [.omission(count: run.omitted, limit: run.limit)]
     }
 
     /// Validates a response against a template given as JSON, compiling it first.
@@ -48,8 +57,9 @@ public enum Validator {
     /// - Throws: `InvalidTemplateError` when the template itself has errors.
     /// - Returns: The validation errors, empty when the response is valid.
     public static func validate(
-        _ response: JSONValue, against template: JSONValue, mask: ValidationMask = .all, failFast: Bool = false
+        _ response: JSONValue, against template: JSONValue, mask: ValidationMask = .all, failFast: Bool = false,
+        maxErrors: Int = defaultErrorLimit
     ) throws(InvalidTemplateError) -> [ValidationError] {
-        validate(response, against: try Template(template), mask: mask, failFast: failFast)
+        validate(response, against: try Template(template), mask: mask, failFast: failFast, maxErrors: maxErrors)
     }
 }

@@ -37,7 +37,7 @@ import Validator
         // Parsed, objects of one shape share their layout; built in code, they do not.
         for response in [built, try JSONValue(parsing: built.serialized())] {
             guard case .array(let elements) = response else { return }
-            let together = Validator.validate(response, against: template)
+            let together = Validator.validate(response, against: template, maxErrors: .max)
             var expected: [String] = []
             for (index, element) in elements.enumerated() {
                 for error in Validator.validate(.array([element]), against: template) {

@@ -64,7 +64,12 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     }
 
     /// One readable line: method, stage and reason, with credentials and secret parameters
-    /// replaced by `<redacted>` (see `Redaction`).
+    /// replaced by `<redacted>` and control characters escaped (see `Redaction.text(_:)`).
+    ///
+    /// The line is bounded whatever the server sent: validation errors are listed while they
+    /// fit in `Redaction.textLimit` (8 KiB) and the rest counted (`… 999900 more errors not
+    /// shown`); any longer reason is cut with a note of how much was cut. It is built when read,
+    /// and the redaction runs on the bounded text only.
     public var description: String {
         redaction.text(unredactedDescription)
     }
@@ -79,10 +84,28 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         case let .server(status, message):
             reason = status.map { "HTTP \($0): \(message)" } ?? message
         case let .validation(errors):
-            reason = errors.map(\.description).joined(separator: "; ")
+            // Room for the method, the stage and the count of the rest within the text limit.
+            reason = Self.listing(errors, within: Redaction.textLimit - 512)
         case let .mapping(error):
             reason = error.description
         }
         return "\(method): \(stageName) failed: \(reason)"
+    }
+
+    /// The errors' descriptions joined by `; ` while they fit in `budget` UTF-8 bytes (the first
+    /// always), then a count of the errors not shown (an omission counts as the errors it stands for).
+    private static func listing(_ errors: [ValidationError], within budget: Int) -> String {
+        var text = ""
+        var shown = 0
+        for error in errors {
+            let line = error.description
+            if shown > 0, text.utf8.count + 2 + line.utf8.count > budget { break }
+            if shown > 0 { text += "; " }
+            text += line
+            shown += 1
+        }
+        guard shown < errors.count else { return text }
+        let more = errors[shown...].reduce(0) { $0 + ($1.omittedCount ?? 1) }
+        return text + "; … \(more) more errors not shown"
     }
 }

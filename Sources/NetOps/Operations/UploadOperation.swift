@@ -89,7 +89,11 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
             bodyFile = try form.writeToTemporaryFile()
         } catch {
             let target = try? built.get().url
-            built = .failure(NetOpsError(.invalidBody(reason: "multipart body: \(error)"), url: target))
+            if let refused = error as? NetOpsError {
+                built = .failure(NetOpsError(refused.kind, url: target))
+            } else {
+                built = .failure(NetOpsError(.invalidBody(reason: "multipart body: \(error)"), url: target))
+            }
             return UploadOperation(built: built, body: .none)
         }
         return UploadOperation(built: built, body: .file(bodyFile), ownedBodyFile: bodyFile)

@@ -22,7 +22,8 @@ public struct MultipartFormData: Sendable {
         public var content: Content
     }
 
-    /// The boundary between parts.
+    /// The boundary between parts: 1–70 characters of RFC 2046's `bchars` (letters, digits,
+    /// `'()+_,-./:=?` and a space not at the end), or the body is refused when written.
     public let boundary: String
     /// The parts, in order.
     public private(set) var parts: [Part] = []
@@ -32,8 +33,12 @@ public struct MultipartFormData: Sendable {
         self.boundary = boundary
     }
 
-    /// The `Content-Type` header value, boundary included.
-    public var contentType: String { "multipart/form-data; boundary=\(boundary)" }
+    /// The `Content-Type` header value, boundary included (quoted when it holds a character a
+    /// header token cannot).
+    public var contentType: String {
+        let token = !boundary.isEmpty && boundary.unicodeScalars.allSatisfy { Self.tokenCharacters.contains($0) }
+        return "multipart/form-data; boundary=" + (token ? boundary : "\"\(boundary)\"")
+    }
 
     /// Adds a text field.
     public mutating func append(_ value: String, name: String) {
@@ -66,7 +71,12 @@ public struct MultipartFormData: Sendable {
     }
 
     /// Writes the whole body to `fileURL`, copying file parts in 1 MiB chunks.
+    ///
+    /// - Throws: `NetOpsError` of kind `.invalidBody` (before anything is written) when the
+    ///   boundary is not 1–70 of RFC 2046's characters, or a part's name, file name or content
+    ///   type holds a CR, LF, NUL or other control character; else the error of a file.
     public func write(to fileURL: URL) throws {
+        try check()
         guard FileManager.default.createFile(atPath: fileURL.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: fileURL.path])
         }
@@ -97,12 +107,39 @@ public struct MultipartFormData: Sendable {
         return head + "\r\n"
     }
 
-    /// Escapes what would end a quoted header parameter.
+    /// A name or file name as a quoted header parameter, as RFC 7578 and HTML write it: `"` as
+    /// `%22` (CR, LF and NUL never get here: `check()` refuses them).
     private static func quoted(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\")
-            .replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\r", with: " ")
-            .replacingOccurrences(of: "\n", with: " ")
+        text.replacingOccurrences(of: "\"", with: "%22")
+    }
+
+    /// RFC 2046's `bcharsnospace`; a boundary may also hold spaces, except at its end.
+    private static let boundaryCharacters = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=?".unicodeScalars)
+    /// RFC 9110's `tchar`: what a header parameter may hold unquoted.
+    private static let tokenCharacters = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!#$%&'*+-.^_`|~".unicodeScalars)
+
+    /// Refuses a boundary RFC 2046 does not allow, and a part header field that would end its
+    /// line or the header (a CR, LF, NUL or other control character).
+    ///
+    /// - Throws: `NetOpsError` of kind `.invalidBody` naming the boundary or the part.
+    package func check() throws(NetOpsError) {
+        func refuse(_ reason: String) -> NetOpsError { NetOpsError(.invalidBody(reason: reason), url: nil) }
+        let scalars = boundary.unicodeScalars
+        guard (1...70).contains(scalars.count), scalars.last != " ",
+            scalars.allSatisfy({ $0 == " " || Self.boundaryCharacters.contains($0) })
+        else {
+            throw refuse("the multipart boundary must be 1 to 70 of RFC 2046's characters (letters, digits, '()+_,-./:=? and inner spaces)")
+        }
+        for (index, part) in parts.enumerated() {
+            let fields: [(String, String?)] = [("name", part.name), ("file name", part.filename), ("content type", part.contentType)]
+            for case let (field, value?) in fields where value.unicodeScalars.contains(where: Self.isControl) {
+                throw refuse("the \(field) of multipart part \(index + 1) holds a CR, LF, NUL or other control character")
+            }
+        }
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
     }
 }
 

@@ -3,16 +3,23 @@ import Foundation
 /// What never reaches a log line, a description or an error text: credential headers, secret
 /// parameters and a URL's user info, each replaced by `<redacted>`.
 ///
-/// The standard set covers the `Authorization`, `Proxy-Authorization`, `Cookie` and
-/// `Set-Cookie` headers, the `access_token`, `token`, `password` and `secret` parameters (in a
-/// query, a form or a JSON body) and `user:pass@` in a URL. A service adds its own names:
+/// The standard set covers the headers in `standardHeaders` (`Authorization`,
+/// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `Private-Token`,
+/// `X-Auth-Token`, `X-Access-Token`), the parameters in `standardParameters` (`access_token`,
+/// `refresh_token`, `id_token`, `token`, `password`, `secret`, `client_secret`, `api_key`,
+/// `apikey`, `client_assertion`, `code_verifier`…) in a query, a form or a JSON body, the
+/// credential after `Bearer`, `Basic`, `Token` or `Digest`, and `user:pass@` in a URL. A service
+/// adds its own names:
 ///
 /// ```swift
-/// let redaction = Redaction(headers: ["X-Api-Key"], parameters: ["client_secret"])
-/// print(redaction.url(request.url!))            // …?client_secret=<redacted>&page=2
+/// let redaction = Redaction(headers: ["X-Tenant-Key"], parameters: ["pin"])
+/// print(redaction.url(request.url!))            // …?pin=<redacted>&page=2
 /// ```
 ///
-/// Names compare without regard to case.
+/// Names compare without regard to case, `-` and `_` are the same, a camel-case name is split
+/// (`refreshToken` is `refresh_token`), and a name that ends in a secret name after `_`, `-`,
+/// `.` or a bracket is secret too: `x_password`, `user[password]`, `X-Client-Secret` and
+/// `next_page_token` are all redacted. Redacting too much is the safe mistake.
 public struct Redaction: Sendable, Hashable {
     /// What replaces a secret.
     public static let placeholder = "<redacted>"
@@ -20,15 +27,36 @@ public struct Redaction: Sendable, Hashable {
     /// The standard set.
     public static let standard = Redaction()
 
+    /// The header names the standard set treats as secret, lowercased.
+    public static let standardHeaders: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "private-token",
+        "x-auth-token", "x-access-token",
+    ]
+
+    /// The parameter keys the standard set treats as secret, lowercased (the OAuth 2 and API-key names).
+    public static let standardParameters: Set<String> = [
+        "access_token", "refresh_token", "id_token", "token", "password", "passwd", "secret", "client_secret", "api_key",
+        "apikey", "client_assertion", "code_verifier",
+    ]
+
+    /// The longest text `text(_:)` keeps, in UTF-8 bytes (8 KiB): what is longer is cut, with a
+    /// note of how much was cut, before any pattern runs on it.
+    public static let textLimit = 8_192
+
     /// Header names whose values are secret, lowercased.
     public private(set) var headerNames: Set<String>
     /// Query, form and JSON keys whose values are secret, lowercased.
     public private(set) var parameterKeys: Set<String>
+    /// `headerNames` and `parameterKeys` in the form names are compared in (see `normalized`).
+    private var headerForms: Set<String>
+    private var parameterForms: Set<String>
 
     /// The standard set plus `headers` and `parameters`.
     public init(headers: Set<String> = [], parameters: Set<String> = []) {
-        headerNames = Set(["authorization", "proxy-authorization", "cookie", "set-cookie"] + headers.map { $0.lowercased() })
-        parameterKeys = Set(["access_token", "token", "password", "secret"] + parameters.map { $0.lowercased() })
+        headerNames = Self.standardHeaders.union(headers.map { $0.lowercased() })
+        parameterKeys = Self.standardParameters.union(parameters.map { $0.lowercased() })
+        headerForms = Set(headerNames.map(Self.normalized))
+        parameterForms = Set(parameterKeys.map(Self.normalized))
     }
 
     /// This set with more names added.
@@ -36,24 +64,33 @@ public struct Redaction: Sendable, Hashable {
         var copy = self
         copy.headerNames.formUnion(headers.map { $0.lowercased() })
         copy.parameterKeys.formUnion(parameters.map { $0.lowercased() })
+        copy.headerForms.formUnion(headers.map(Self.normalized))
+        copy.parameterForms.formUnion(parameters.map(Self.normalized))
         return copy
     }
 
     /// True when the header named `name` carries a secret.
-    public func isSecret(header name: String) -> Bool { headerNames.contains(name.lowercased()) }
+    /// A header named like a secret parameter (`X-Refresh-Token`, `X-Client-Secret`) is secret too.
+    public func isSecret(header name: String) -> Bool {
+        let form = Self.normalized(name)
+        return Self.matches(form, headerForms) || Self.matches(form, parameterForms)
+    }
 
     /// True when the parameter named `key` carries a secret.
-    public func isSecret(parameter key: String) -> Bool { parameterKeys.contains(key.lowercased()) }
+    public func isSecret(parameter key: String) -> Bool { Self.matches(Self.normalized(key), parameterForms) }
 
     /// `value`, or the placeholder when the header `name` is secret.
     public func header(_ name: String, value: String) -> String {
         isSecret(header: name) ? Self.placeholder : value
     }
 
-    /// The headers with secret values replaced.
+    /// The headers with secret values replaced; the value of any other header is scrubbed as
+    /// free text is (a `Bearer …` or `token=…` inside it), without being cut or escaped.
     public func headers(_ headers: [String: String]) -> [String: String] {
         var redacted = headers
-        for (name, _) in headers where isSecret(header: name) { redacted[name] = Self.placeholder }
+        for (name, value) in headers {
+            redacted[name] = isSecret(header: name) ? Self.placeholder : redacting(value)
+        }
         return redacted
     }
 
@@ -109,35 +146,106 @@ public struct Redaction: Sendable, Hashable {
                 return text
             }
         }
-        if !type.contains("multipart"), let plain = String(data: data, encoding: .utf8) { return text(plain) }
+        if !type.contains("multipart"), let plain = String(data: data, encoding: .utf8) { return redacting(plain) }
         return "<\(data.count) bytes>"
     }
 
-    /// Free text (an error message, a server's reason) with anything that looks like a secret
-    /// replaced: `key=value` and `"key": "value"` for the secret keys, `Bearer …` and `Basic …`
-    /// credentials, and a URL's `user:pass@`.
+    /// Free text (an error message, a server's reason) made safe for one log line or span
+    /// attribute: cut to `textLimit` UTF-8 bytes (with a note of how much was cut), anything that
+    /// looks like a secret replaced — `key=value` and `"key": "value"` for the secret keys, the
+    /// value of a secret header written as `Name: value`, the whole credential after `Bearer`,
+    /// `Basic`, `Token` or `Digest`, and a URL's `user:pass@` — and control characters (CR, LF,
+    /// tab, NUL, the Unicode line separators and bidirectional overrides) written as escapes
+    /// (`\n`, `\u{1B}`), so no text can forge a line of a log.
     public func text(_ text: String) -> String {
+        self.text(text, limit: Self.textLimit)
+    }
+
+    /// `text(_:)` with a limit of `limit` UTF-8 bytes instead of `textLimit`.
+    public func text(_ text: String, limit: Int) -> String {
+        Self.escapingControlCharacters(redacting(Self.bounded(text, limit: limit)))
+    }
+
+    /// `text` cut to `limit` UTF-8 bytes (on a character boundary) with a note of how many bytes
+    /// were cut; `text` itself when it fits.
+    package static func bounded(_ text: String, limit: Int) -> String {
+        let count = text.utf8.count
+        guard count > limit else { return text }
+        let utf8 = text.utf8
+        var end = utf8.index(utf8.startIndex, offsetBy: max(limit, 0))
+        // Back to the first byte of a scalar: a continuation byte is 0b10xxxxxx.
+        while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { utf8.formIndex(before: &end) }
+        let head = String(decoding: utf8[..<end], as: UTF8.self)
+        return head + "… [\(count - head.utf8.count) more bytes cut]"
+    }
+
+    /// `text` with every control character written as an escape: CR, LF and tab as `\r`, `\n`,
+    /// `\t`, the others (C0, DEL, C1, U+2028, U+2029, the bidirectional controls) as `\u{…}`.
+    package static func escapingControlCharacters(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": escaped.append(contentsOf: #"\n"#.unicodeScalars)
+            case "\r": escaped.append(contentsOf: #"\r"#.unicodeScalars)
+            case "\t": escaped.append(contentsOf: #"\t"#.unicodeScalars)
+            case _ where needsEscape(scalar):
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Free text with its secrets replaced; not cut, not escaped (a request body for `body(_:contentType:)`).
+    private func redacting(_ text: String) -> String {
         var result = text
-        let lowered = text.lowercased()
-        if lowered.contains("bearer") || text.contains("Basic") {
-            result = replacing(#"\b((?i:bearer)|Basic)\s+[A-Za-z0-9._~+/=-]+"#, in: result, with: "$1 " + Self.placeholder)
+        if result.contains("Bearer") || result.lowercased().contains("bearer") || result.contains("Basic") || result.contains("Token")
+            || result.contains("Digest")
+        {
+            result = Self.replacing(Self.credentialPattern, in: result, with: "$1$2" + Self.placeholder)
         }
-        if text.contains("@") {
-            result = replacing(#"://[^/\s@?#<>]+@"#, in: result, with: "://" + Self.placeholder + "@")
+        if result.contains("@") {
+            result = Self.replacing(Self.userInfoPattern, in: result, with: "://" + Self.placeholder + "@")
         }
-        for key in parameterKeys.sorted() where lowered.contains(key) {
-            let name = NSRegularExpression.escapedPattern(for: key)
-            result = replacing(#"(?i)(\b"# + name + #"=)[^&\s"']*"#, in: result, with: "$1" + Self.placeholder)
-            result = replacing(
-                #"(?i)("# + "\"" + name + "\"" + #"\s*:\s*)"(?:[^"\\]|\\.)*""#, in: result,
-                with: "$1\"" + Self.placeholder + "\"")
+        if result.contains("=") {
+            result = replacingValues(of: Self.pairPattern, in: result) { key in
+                let plain = (key.removingPercentEncoding ?? key).replacingOccurrences(of: "+", with: " ")
+                return isSecret(parameter: plain)
+            }
         }
-        for name in headerNames.sorted() where lowered.contains(name) {
-            let escaped = NSRegularExpression.escapedPattern(for: name)
-            result = replacing(#"(?im)(^|[\s'"])("# + escaped + #":\s*)[^\r\n'"]*"#, in: result, with: "$1$2" + Self.placeholder)
+        if result.contains("\"") { result = redactingQuotedMembers(result) }
+        if result.contains(":") {
+            result = replacingValues(of: Self.headerLinePattern, in: result) { name in
+                Self.matches(Self.normalized(name), headerForms)
+            }
         }
         return result
     }
+
+    /// `Bearer abc`, `Basic abc`, `Token abc`, `Digest abc`: the credential is any run of non-space characters.
+    private static let credentialPattern = try? NSRegularExpression(pattern: #"\b((?i:bearer)|Basic|Token|Digest)(\s+)\S+"#)
+    /// `scheme://user:pass@`.
+    private static let userInfoPattern = try? NSRegularExpression(pattern: #"://[^/\s@?#<>]+@"#)
+    /// `key=value`: group 1 the key (any run of key characters, so `_` or `-` before a secret name
+    /// does not hide it), group 2 the value.
+    private static let pairPattern = try? NSRegularExpression(
+        pattern: #"(?<![A-Za-z0-9_.%+\[\]-])([A-Za-z0-9_.%+\[\]-]+)=([^&\s"'\\]*)"#)
+    /// `Name: value` at the start of a line or after a space or quote: group 1 the name, group 2
+    /// the value, up to the end of the line (a CR or LF, or its escape `\r`, `\n`).
+    private static let headerLinePattern = try? NSRegularExpression(
+        pattern: #"(?m)(?:^|(?<=[\s'"{,]))([A-Za-z][A-Za-z0-9_-]*):[ \t]*((?:[^\r\n'"\\]|\\(?![rn]))*)"#)
+    /// `"key":` (or `\"key\":` inside an escaped string): group 1 the backslashes, group 2 the key.
+    private static let quotedKeyPattern = try? NSRegularExpression(pattern: #"(\\*)"([^"\\\r\n]{1,256})\1"\s*:\s*"#)
 
     // MARK: Helpers
 
@@ -147,10 +255,13 @@ public struct Redaction: Sendable, Hashable {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = String(parts[0]).removingPercentEncoding ?? String(parts[0])
             let plainKey = key.replacingOccurrences(of: "+", with: " ")
-            guard parts.count == 2, isSecret(parameter: plainKey) || isSecret(parameter: Self.bareKey(plainKey)) else {
-                return String(pair)
+            guard parts.count == 2 else { return String(pair) }
+            if isSecret(parameter: plainKey) || isSecret(parameter: Self.bareKey(plainKey)) {
+                return String(parts[0]) + "=" + Self.placeholder
             }
-            return String(parts[0]) + "=" + Self.placeholder
+            // A value that holds a secret itself (`note=refresh_token%3D…`) is replaced whole.
+            let value = (String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[1]))
+            return redacting(value) == value ? String(pair) : String(parts[0]) + "=" + Self.placeholder
         }.joined(separator: "&")
     }
 
@@ -165,16 +276,108 @@ public struct Redaction: Sendable, Hashable {
         if let object = value as? [String: Any] {
             var cleaned: [String: Any] = [:]
             for (key, inner) in object {
-                cleaned[key] = isSecret(parameter: key) ? Self.placeholder : redactedJSON(inner)
+                cleaned[key] = isSecret(parameter: key) || isSecret(header: key) ? Self.placeholder : redactedJSON(inner)
             }
             return cleaned
         }
         if let array = value as? [Any] { return array.map(redactedJSON) }
+        if let text = value as? String { return redacting(text) }
         return value
     }
 
-    private func replacing(_ pattern: String, in text: String, with template: String) -> String {
-        guard let expression = try? NSRegularExpression(pattern: pattern) else { return text }
+    /// `name` lowercased, `-`, `.`, `[`, `]` and spaces as `_`, an `_` between a lowercase letter
+    /// or digit and an uppercase one (`refreshToken` → `refresh_token`), no `_` at either end.
+    private static func normalized(_ name: String) -> String {
+        var form = ""
+        form.reserveCapacity(name.utf8.count + 4)
+        var previousIsLowerOrDigit = false
+        for character in name {
+            if character.isUppercase, previousIsLowerOrDigit { form.append("_") }
+            previousIsLowerOrDigit = character.isLowercase || character.isNumber
+            switch character {
+            case "-", ".", "[", "]", " ": form.append("_")
+            default: form.append(contentsOf: character.lowercased())
+            }
+        }
+        return String(form.drop { $0 == "_" }.reversed().drop { $0 == "_" }.reversed())
+    }
+
+    /// True when `form` is one of `names`, or ends in one after an `_`.
+    private static func matches(_ form: String, _ names: Set<String>) -> Bool {
+        if names.contains(form) { return true }
+        var rest = Substring(form)
+        while let separator = rest.firstIndex(of: "_") {
+            rest = rest[rest.index(after: separator)...]
+            if names.contains(String(rest)) { return true }
+        }
+        return false
+    }
+
+    /// `text` with the value (group 2) of each match of `pattern` replaced where `isSecret` says
+    /// so of its name (group 1).
+    private func replacingValues(of pattern: NSRegularExpression?, in text: String, isSecret: (String) -> Bool) -> String {
+        guard let pattern else { return text }
+        let source = text as NSString
+        let result = NSMutableString(string: text)
+        let matches = pattern.matches(in: text, range: NSRange(location: 0, length: source.length))
+        for match in matches.reversed() where isSecret(source.substring(with: match.range(at: 1))) {
+            result.replaceCharacters(in: match.range(at: 2), with: Self.placeholder)
+        }
+        return result as String
+    }
+
+    /// `"key": value` and `\"key\": value` with the value replaced for a secret key (parameter
+    /// or header name): a string up to its closing quote (to the end of the text when the text
+    /// was cut inside it), anything else up to `,`, `}`, `]` or a space.
+    private func redactingQuotedMembers(_ text: String) -> String {
+        guard let pattern = Self.quotedKeyPattern else { return text }
+        let source = text as NSString
+        let length = source.length
+        let result = NSMutableString(string: text)
+        let quote = UInt16(UInt8(ascii: "\""))
+        let backslash = UInt16(UInt8(ascii: "\\"))
+        var replacements: [NSRange] = []
+        for match in pattern.matches(in: text, range: NSRange(location: 0, length: length)) {
+            let key = source.substring(with: match.range(at: 2))
+            guard isSecret(parameter: key) || isSecret(header: key) else { continue }
+            let level = match.range(at: 1).length
+            var position = match.range.location + match.range.length
+            // An opening quote at the key's escape level: a string value.
+            var opening = position
+            while opening < length, source.character(at: opening) == backslash, opening - position < level { opening += 1 }
+            if opening - position == level, opening < length, source.character(at: opening) == quote {
+                position = opening + 1
+                var end = position
+                while end < length {
+                    if source.character(at: end) == quote {
+                        var slashes = 0
+                        while end - slashes - 1 >= position, source.character(at: end - slashes - 1) == backslash { slashes += 1 }
+                        if slashes == level { break }
+                    }
+                    end += 1
+                }
+                let valueEnd = end < length ? end - level : end
+                if valueEnd > position { replacements.append(NSRange(location: position, length: valueEnd - position)) }
+            } else {
+                var end = position
+                while end < length {
+                    let unit = source.character(at: end)
+                    if [0x2C, 0x7D, 0x5D, 0x20, 0x0A, 0x0D, 0x09, quote, backslash].contains(unit) { break }
+                    end += 1
+                }
+                if end > position { replacements.append(NSRange(location: position, length: end - position)) }
+            }
+        }
+        var lastStart = Int.max
+        for range in replacements.reversed() where range.location + range.length <= lastStart {
+            result.replaceCharacters(in: range, with: Self.placeholder)
+            lastStart = range.location
+        }
+        return result as String
+    }
+
+    private static func replacing(_ expression: NSRegularExpression?, in text: String, with template: String) -> String {
+        guard let expression else { return text }
         let range = NSRange(text.startIndex..., in: text)
         return expression.stringByReplacingMatches(in: text, range: range, withTemplate: template)
     }

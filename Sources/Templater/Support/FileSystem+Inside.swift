@@ -18,11 +18,19 @@ extension FileSystem {
         case symbolicLink(String)
         /// A system call failed.
         case posix(POSIXFailure)
+        /// The path names a FIFO, a device, a socket or a folder, not a regular file.
+        case notRegularFile(String, kind: String)
+        /// The file is larger than `limit` bytes.
+        case tooLarge(String, limit: Int)
 
         var description: String {
             switch self {
             case let .symbolicLink(path):
                 return "'\(path)' inside the template folder is a symbolic link (Templater never follows links inside its folder)"
+            case let .notRegularFile(path, kind):
+                return "'\(path)' is a \(kind), not a regular file (a template file must be one)"
+            case let .tooLarge(path, limit):
+                return "'\(path)' is larger than \(limit) bytes (Templater.maximumTemplateBytes)"
             case let .posix(failure):
                 return failure.description
             }
@@ -118,24 +126,60 @@ extension FileSystem {
     /// The bytes of the file at `segments` inside `base`, or `nil` when there is none (a missing
     /// file or folder, or a file where a folder of the path should be).
     ///
-    /// - Throws: `.symbolicLink` when the file or a folder on its path is a link.
-    static func readFile(_ base: URL, segments: [String]) throws(InsideError) -> Data? {
+    /// The file is opened with `O_NONBLOCK` (a FIFO never blocks the open) and must be a regular
+    /// file (`fstat`); it is read up to `limit` bytes.
+    ///
+    /// - Throws: `.symbolicLink` when the file or a folder on its path is a link;
+    ///   `.notRegularFile` for a FIFO, device, socket or folder; `.tooLarge` above `limit` bytes.
+    static func readFile(
+        _ base: URL, segments: [String], limit: Int = Templater.maximumTemplateBytes
+    ) throws(InsideError) -> Data? {
         guard let leaf = segments.last else { return nil }
         guard let folder = try openFolder(base, segments: segments.dropLast(), create: false) else { return nil }
         defer { folder.close() }
-        let descriptor = openat(folder.descriptor, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let path = segments.joined(separator: "/")
+        let descriptor = openat(folder.descriptor, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
         if descriptor < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            if code == ELOOP || isSymbolicLink(leaf, in: folder) { throw .symbolicLink(segments.joined(separator: "/")) }
+            if code == ELOOP || isSymbolicLink(leaf, in: folder) { throw .symbolicLink(path) }
             throw .posix(POSIXFailure(call: "open", errno: code))
         }
         defer { _ = systemClose(descriptor) }
-        do {
-            return try readAll(descriptor)
-        } catch {
-            throw .posix(error)
+        return try readRegularFile(descriptor, path: path, limit: limit)
+    }
+
+    /// The bytes of the regular file at `path` (an absolute path; a link at its end is not
+    /// followed), opened and checked as `readFile` does.
+    static func readRegularFile(atPath path: String, limit: Int = Templater.maximumTemplateBytes) throws(InsideError) -> Data {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+        if descriptor < 0 {
+            let code = errno
+            if code == ELOOP { throw .symbolicLink(path) }
+            throw .posix(POSIXFailure(call: "open", errno: code))
         }
+        defer { _ = systemClose(descriptor) }
+        return try readRegularFile(descriptor, path: path, limit: limit)
+    }
+
+    /// Checks that `descriptor` is a regular file of at most `limit` bytes, then reads it.
+    private static func readRegularFile(_ descriptor: Int32, path: String, limit: Int) throws(InsideError) -> Data {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .posix(POSIXFailure(call: "fstat", errno: errno)) }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFIFO: throw .notRegularFile(path, kind: "FIFO")
+        case S_IFDIR: throw .notRegularFile(path, kind: "folder")
+        case S_IFCHR, S_IFBLK: throw .notRegularFile(path, kind: "device")
+        case S_IFSOCK: throw .notRegularFile(path, kind: "socket")
+        default: throw .notRegularFile(path, kind: "special file")
+        }
+        guard status.st_size <= limit else { throw .tooLarge(path, limit: limit) }
+        let data: Data
+        do { data = try readAll(descriptor, limit: limit) } catch { throw .posix(error) }
+        // The file may have grown since `fstat`.
+        guard data.count <= limit else { throw .tooLarge(path, limit: limit) }
+        return data
     }
 
     /// Creates the new file `name` in `folder` holding `data` (`O_EXCL`, `O_NOFOLLOW`, mode 0644),
@@ -203,11 +247,11 @@ extension FileSystem {
         if let failure { throw failure }
     }
 
-    /// Reads `descriptor` to its end, retrying after `EINTR`.
-    static func readAll(_ descriptor: Int32) throws(POSIXFailure) -> Data {
+    /// Reads `descriptor` to its end, or to one byte past `limit`, retrying after `EINTR`.
+    static func readAll(_ descriptor: Int32, limit: Int = .max) throws(POSIXFailure) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
+        while data.count <= limit {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -216,6 +260,7 @@ extension FileSystem {
             if count == 0 { return data }
             data.append(contentsOf: buffer[0..<count])
         }
+        return data
     }
 }
 
