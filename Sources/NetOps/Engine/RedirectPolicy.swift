@@ -10,12 +10,10 @@ import FoundationNetworking
 package struct RedirectRules: Sendable {
     /// Whether 3xx answers with a `Location` are followed (the token request follows none).
     package var follows: Bool
-    /// Header names (lowercased) dropped on a redirect to another origin, besides
-    /// `RedirectPolicy.credentialHeaders`: every header the operation's redaction names.
-    package var secretHeaders: Set<String>
-    /// Query parameter names (lowercased) dropped on a redirect to another origin, besides
-    /// `RedirectPolicy.credentialQueryItems`: every parameter the operation's redaction names.
-    package var secretParameters: Set<String>
+    /// What is secret besides `RedirectPolicy.credentialHeaders` and `credentialQueryItems`:
+    /// every header and query parameter the operation's redaction hides is dropped on a redirect
+    /// to another origin, as its logs hide them.
+    package var redaction: Redaction
     /// The cookie jar of the operation's API: it stores each hop's `Set-Cookie` and gives each
     /// hop its `Cookie`; without one, no cookie is stored and a caller's `Cookie` header stays on
     /// its origin.
@@ -24,8 +22,7 @@ package struct RedirectRules: Sendable {
     /// Rules that follow redirects and strip what `redaction` names.
     package init(follows: Bool = true, redaction: Redaction = .standard, cookies: CookieJar? = nil) {
         self.follows = follows
-        self.secretHeaders = redaction.headerNames
-        self.secretParameters = redaction.parameterKeys
+        self.redaction = redaction
         self.cookies = cookies
     }
 
@@ -104,8 +101,8 @@ package enum RedirectPolicy {
     package static func stripped(_ request: URLRequest, rules: RedirectRules) -> URLRequest {
         var stripped = request
         for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
-        if !rules.secretHeaders.isEmpty, let fields = request.allHTTPHeaderFields {
-            for name in fields.keys where rules.secretHeaders.contains(name.lowercased()) {
+        if let fields = request.allHTTPHeaderFields {
+            for name in fields.keys where rules.redaction.isSecret(header: name) {
                 stripped.setValue(nil, forHTTPHeaderField: name)
             }
         }
@@ -113,8 +110,7 @@ package enum RedirectPolicy {
             let items = components.queryItems
         else { return stripped }
         func isSecret(_ item: URLQueryItem) -> Bool {
-            let name = item.name.lowercased()
-            return credentialQueryItems.contains(name) || rules.secretParameters.contains(name)
+            credentialQueryItems.contains(item.name.lowercased()) || rules.redaction.isSecret(parameter: item.name)
         }
         guard items.contains(where: isSecret) else { return stripped }
         var kept = components
