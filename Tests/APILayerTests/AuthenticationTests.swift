@@ -208,7 +208,7 @@ struct AuthenticationTests {
     /// because a refresh is running).
     @Test func failedRefreshEndsParkedOperationsFirstParkedFirst() async throws {
         let (_, _, base) = try await TestServer.newRealm()
-        let gate = RefreshGate()
+        let gate = AsyncGate()
         let coordinator = AuthenticationCoordinator(
             authenticator: ClosureAuthenticator { _ in
                 await gate.wait()
@@ -230,31 +230,6 @@ struct AuthenticationTests {
         #expect(order.withLock { $0 } == [0, 1, 2, 3, 4])
         #expect(operations.allSatisfy { $0.state == .failedFinished })
         #expect(operations.allSatisfy { $0.error?.description.contains("invalid_grant") == true })
-    }
-
-    /// Holds a refresh until `release()`.
-    final class RefreshGate: Sendable {
-        private let state = Locked<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-        func wait() async {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
-                    if state.released { return true }
-                    state.waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
-
-        func release() {
-            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                state.released = true
-                defer { state.waiters = [] }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
     }
 
     /// Client credentials: a token for the service itself.

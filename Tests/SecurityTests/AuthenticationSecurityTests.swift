@@ -17,7 +17,7 @@ struct AuthenticationSecurityTests {
 
     /// A coordinator whose refreshes wait for `gate`, then return `result` (or throw it).
     static func gated(
-        _ gate: SecurityGate, returning result: @escaping @Sendable () throws -> Token, store: InMemoryTokenStore,
+        _ gate: AsyncGate, returning result: @escaping @Sendable () throws -> Token, store: InMemoryTokenStore,
         configuration: AuthenticationCoordinator.Configuration = .init()
     ) -> AuthenticationCoordinator {
         AuthenticationCoordinator(
@@ -43,7 +43,7 @@ struct AuthenticationSecurityTests {
     func aLogoutDuringARefreshStaysALogout(_ engine: TestEngine) async throws {
         let (_, _, base) = try await SecurityRealm.new()
         let fresh = try await Self.issuedToken(base: base)
-        let gate = SecurityGate()
+        let gate = AsyncGate()
         let store = InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1"))
         let coordinator = Self.gated(gate, returning: { fresh }, store: store)
         let completions = Locked(0)
@@ -70,7 +70,7 @@ struct AuthenticationSecurityTests {
     func aLoginDuringARefreshWins(_ engine: TestEngine) async throws {
         let (_, _, base) = try await SecurityRealm.new()
         let login = try await Self.issuedToken(base: base)
-        let gate = SecurityGate()
+        let gate = AsyncGate()
         let store = InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1"))
         let coordinator = Self.gated(gate, returning: { Token(accessToken: "stale-from-refresh") }, store: store)
         let completions = Locked(0)
@@ -119,7 +119,7 @@ struct AuthenticationSecurityTests {
     func aRefreshReplaysOnlyItsOwnAPIsOperations(_ engine: TestEngine) async throws {
         let (_, _, base) = try await SecurityRealm.new()
         let tokenB = try await Self.issuedToken(base: base)
-        let gateB = SecurityGate()
+        let gateB = AsyncGate()
         let coordinatorA = AuthenticationCoordinator(
             authenticator: ClosureAuthenticator { _ in Token(accessToken: "token-of-A") },
             store: InMemoryTokenStore(Token(accessToken: "old-A")))
@@ -148,32 +148,5 @@ enum SecurityRealm {
         let server = try await TestServer.get()
         let realm = "sec\(UUID().uuidString.prefix(8))"
         return (server, realm, server.baseURL.appendingPathComponent("realm/\(realm)"))
-    }
-}
-
-/// Holds refreshes until `release()`; `wait()` returns at once after it.
-final class SecurityGate: Sendable {
-    private let state = Locked<(released: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    /// Waits for `release()`.
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state -> Bool in
-                if state.released { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Lets every waiter, present and future, go.
-    func release() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.released = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
     }
 }

@@ -80,7 +80,7 @@ struct DeadlineSecurityTests {
     @Test(arguments: TestEngine.allCases)
     func aRefreshThatNeverReturnsTimesOut(_ engine: TestEngine) async throws {
         let (_, _, base) = try await SecurityRealm.new()
-        let gate = SecurityGate()
+        let gate = AsyncGate()
         let returned = Locked(false)
         var configuration = AuthenticationCoordinator.Configuration()
         configuration.refreshTimeout = 0.5
@@ -120,7 +120,7 @@ struct DeadlineSecurityTests {
     func aParkedOperationsDeadlineEndsItBeforeTheRefresh(_ engine: TestEngine) async throws {
         let (_, _, base) = try await SecurityRealm.new()
         let fresh = try await AuthenticationSecurityTests.issuedToken(base: base)
-        let gate = SecurityGate()
+        let gate = AsyncGate()
         let store = InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1"))
         let coordinator = AuthenticationSecurityTests.gated(gate, returning: { fresh }, store: store)
         let completions = Locked(0)
