@@ -121,6 +121,19 @@ struct TransferTests {
         #expect(echo.parts[2].sha256 == sha256(photoBytes))
     }
 
+    /// A form is written when its operation starts, on the thread that starts it: making the
+    /// operation (on a request handler's thread, say) does no file I/O.
+    @Test(arguments: TestEngine.allCases) func aMultipartBodyIsWrittenWhenTheOperationStarts(_ engine: TestEngine) async throws {
+        var form = MultipartFormData()
+        form.append("later", name: "caption")
+        let operation = UO.multipart(form, to: try await TestServer.url("multipart")).on(engine)
+        let file = try #require(operation.ownedBodyFile)
+        #expect(!FileManager.default.fileExists(atPath: file.path), "written when made")
+        try await operation.run()
+        #expect(try operation.decode(MultipartEcho.self).parts.map(\.value) == ["later"])
+        #expect(!FileManager.default.fileExists(atPath: file.path), "left behind")
+    }
+
     @Test(arguments: TestEngine.allCases) func multipartWithAMissingFileIsRefusedUpFront(_ engine: TestEngine) async throws {
         var form = MultipartFormData()
         #expect(throws: CocoaError.self) {
@@ -147,7 +160,7 @@ struct TransferTests {
         form.append(DemoPayload.data(size: 100_000), name: "f", filename: "f.bin")
         let upload = UO.multipart(form, to: try await TestServer.url("multipart")).on(engine)
         let bodyFile = try #require(upload.ownedBodyFile)
-        #expect(FileManager.default.fileExists(atPath: bodyFile.path))
+        #expect(!FileManager.default.fileExists(atPath: bodyFile.path), "written when the operation starts, not when made")
         let download = DO.get(try await TestServer.url("bytes/\(2 << 20)"), to: directory.appendingPathComponent("d")).on(engine)
         let cancelled = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("c")).on(engine)
         cancelled.start()

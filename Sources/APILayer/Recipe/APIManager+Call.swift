@@ -97,18 +97,20 @@ extension APIManager {
                 request: preflight == nil ? .success(request) : rejected(preflight, request.url),
                 body: .none, ownedBodyFile: nil, pipeline: pipeline, preflight: preflight)
         case let .multipart(request, form):
-            // A stub sends nothing: its form is never written.
+            // A stub sends nothing: its form is never written. Otherwise the form is checked
+            // now and written when the operation starts (`deferredForm`), not on this thread.
             var bodyFile: URL?
             if stubEngine == nil {
-                do { bodyFile = try form.writeToTemporaryFile() } catch {
+                do { try form.check() } catch {
                     let failure = APIError(.construction("multipart body: \(error)"), method: method.rawValue)
                     return APIOperation(failing: failure, pipeline: pipeline)
                 }
+                bodyFile = MultipartFormData.temporaryBodyFile()
             }
             made = APIOperation(
                 request: preflight == nil ? .success(request) : rejected(preflight, request.url),
                 body: bodyFile.map(TransferBody.file) ?? .none, ownedBodyFile: bodyFile,
-                pipeline: pipeline, preflight: preflight)
+                deferredForm: bodyFile == nil ? nil : form, pipeline: pipeline, preflight: preflight)
         }
         made.acceptableStatusCodes = method.acceptedStatuses
         if let stubEngine {

@@ -47,12 +47,12 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
 
     init(
         request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
-        pipeline: ResponsePipeline<Model>, preflight: APIError?
+        deferredForm: MultipartFormData? = nil, pipeline: ResponsePipeline<Model>, preflight: APIError?
     ) {
         methodName = pipeline.name
         self.pipeline = pipeline
         self.preflight = preflight
-        super.init(request: request, body: body, ownedBodyFile: ownedBodyFile)
+        super.init(request: request, body: body, ownedBodyFile: ownedBodyFile, deferredForm: deferredForm)
         setResponseCheck { operation in
             (operation as? APIOperation<Model>)?.check()
         }

@@ -86,6 +86,13 @@ extension BaseOperation {
     /// Hands a prepared transfer to its engine (outside the lock), after the interceptor saw it.
     func launch(_ prepared: PreparedTransfer) {
         prepared.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
+        if let failure = writeDeferredForm() {
+            withEffects { effects in
+                guard isCurrent(prepared.attempt) else { return }
+                apply({ $0.abort(failure) }, to: &effects)
+            }
+            return
+        }
         var request = prepared.request
         if let interceptor = withLock({ interceptorInEffectLocked }) {
             switch interceptor.adapt(request, for: self) {
@@ -143,6 +150,25 @@ extension BaseOperation {
             return false
         }
         if stale { handle.cancel() }
+    }
+
+    /// Writes the multipart form the operation was made with to its body file, once, on the
+    /// thread that starts the first transfer (outside the lock); the failure of the write, if any.
+    private func writeDeferredForm() -> NetOpsError? {
+        guard let form = deferredForm, let file = ownedBodyFile else { return nil }
+        let first = deferredFormWritten.withLock { written -> Bool in
+            defer { written = true }
+            return !written
+        }
+        guard first else { return nil }
+        do {
+            try form.write(to: file)
+            return nil
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            if let refused = error as? NetOpsError { return NetOpsError(refused.kind, url: currentURL) }
+            return NetOpsError(.invalidBody(reason: "multipart body: \(error)"), url: currentURL)
+        }
     }
 
     /// A byte of run `number` moved: if that is the run in progress, its idle deadline counts

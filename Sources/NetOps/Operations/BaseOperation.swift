@@ -94,22 +94,36 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// A temporary body file this operation made (a multipart form) and deletes when it ends,
     /// or when it is released without having run.
     package let ownedBodyFile: URL?
+    /// The form written to `ownedBodyFile` when the operation first starts a transfer, not when
+    /// it is made (the caller's thread does no file I/O); nil when the file is written already.
+    package let deferredForm: MultipartFormData?
+    /// Whether `deferredForm` was written (or its write tried).
+    let deferredFormWritten = Locked(false)
 
     /// An operation for `request` whose body comes from `body` and whose response goes to `sink`.
-    init(request: Result<URLRequest, NetOpsError>, body: TransferBody, sink: any ResponseSink, ownedBodyFile: URL? = nil) {
+    init(
+        request: Result<URLRequest, NetOpsError>, body: TransferBody, sink: any ResponseSink, ownedBodyFile: URL? = nil,
+        deferredForm: MultipartFormData? = nil
+    ) {
         storage = Self.initialStorage(request: request, body: body)
         self.sink = sink
         self.ownedBodyFile = ownedBodyFile
+        self.deferredForm = deferredForm
         super.init()
         deleteOwnedBodyFileWhenFinal()
     }
 
     /// An operation for `request` whose body travels as `body` and whose response is kept in
-    /// memory: what other modules of this package build their typed operations on.
-    package init(request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil) {
+    /// memory: what other modules of this package build their typed operations on. With a
+    /// `deferredForm`, `body` is `.file(ownedBodyFile)` and the form is written there when the
+    /// first transfer starts.
+    package init(
+        request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil, deferredForm: MultipartFormData? = nil
+    ) {
         storage = Self.initialStorage(request: request, body: body)
         sink = MemorySink()
         self.ownedBodyFile = ownedBodyFile
+        self.deferredForm = deferredForm
         super.init()
         deleteOwnedBodyFileWhenFinal()
     }

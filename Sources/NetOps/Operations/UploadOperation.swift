@@ -21,8 +21,8 @@ public typealias UO = UploadOperation
 /// let upload = try await UO.multipart(form, to: uploadURL).run()
 /// ```
 public final class UploadOperation: BaseOperation, @unchecked Sendable {
-    init(built: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil) {
-        super.init(request: built, body: body, sink: MemorySink(), ownedBodyFile: ownedBodyFile)
+    init(built: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil, deferredForm: MultipartFormData? = nil) {
+        super.init(request: built, body: body, sink: MemorySink(), ownedBodyFile: ownedBodyFile, deferredForm: deferredForm)
     }
 
     /// Sends `data` as the body of `request`; without a `Content-Type` in `request`, the type
@@ -73,8 +73,10 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
     /// Sends `form` as multipart/form-data to `url` (POST unless `method` says otherwise).
     ///
     /// The body is assembled in a temporary file (files are copied in chunks, never loaded
-    /// whole), which is deleted when the operation ends. A file of the form that cannot be read
-    /// makes the operation fail at start with `.invalidBody`.
+    /// whole) when the operation starts its first transfer, on the thread that starts it, and
+    /// deleted when the operation ends. A form whose boundary or part headers are refused makes
+    /// the operation fail at start with `.invalidBody`, and so does a file of the form that
+    /// cannot be read.
     public static func multipart(
         _ form: MultipartFormData,
         to url: some URLConvertible,
@@ -84,18 +86,15 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
         var allHeaders = headers
         allHeaders["Content-Type"] = form.contentType
         var built = RequestFactory.make(method, url, headers: allHeaders)
-        let bodyFile: URL
         do {
-            bodyFile = try form.writeToTemporaryFile()
+            try form.check()
         } catch {
-            let target = try? built.get().url
-            if let refused = error as? NetOpsError {
-                built = .failure(NetOpsError(refused.kind, url: target))
-            } else {
-                built = .failure(NetOpsError(.invalidBody(reason: "multipart body: \(error)"), url: target))
-            }
+            built = .failure(NetOpsError(error.kind, url: try? built.get().url))
             return UploadOperation(built: built, body: .none)
         }
-        return UploadOperation(built: built, body: .file(bodyFile), ownedBodyFile: bodyFile)
+        // Written when the operation starts its first transfer (`deferredForm`), not here on
+        // the caller's thread.
+        let bodyFile = MultipartFormData.temporaryBodyFile()
+        return UploadOperation(built: built, body: .file(bodyFile), ownedBodyFile: bodyFile, deferredForm: form)
     }
 }

@@ -144,19 +144,8 @@ public struct MultipartFormData: Sendable {
 }
 
 extension MultipartFormData {
-    /// Writes the form to a new temporary file (files are copied in chunks, never loaded whole)
-    /// and returns it; the caller owns the file. Nothing is left behind when writing fails.
-    ///
-    /// - Throws: the error of a part that could not be read, or of the write.
-    package func writeToTemporaryFile() throws -> URL {
-        let file = FileManager.default.temporaryDirectory
-            .appendingPathComponent("apilayer-multipart-\(UUID().uuidString).body")
-        do {
-            try write(to: file)
-        } catch {
-            try? FileManager.default.removeItem(at: file)
-            throw error
-        }
-        return file
+    /// A new path in the temporary folder for a form's body (nothing is written there yet).
+    package static func temporaryBodyFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-multipart-\(UUID().uuidString).body")
     }
 }
