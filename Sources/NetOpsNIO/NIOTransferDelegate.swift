@@ -303,7 +303,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             events.transferDidComplete(failure: failure)
             return
         }
-        DispatchQueue.global().async {
+        CompletionQueue.async {
             events.transferDidComplete(failure: failure)
         }
     }

@@ -38,7 +38,7 @@ struct StubEngine: TransferEngine {
         let transfer = StubTransfer(
             url: request.url ?? URL(string: "http://stub.invalid/")!, status: status, body: body,
             events: events)
-        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { transfer.deliver() }
+        CompletionQueue.timers.asyncAfter(deadline: .now() + delay) { CompletionQueue.async { transfer.deliver() } }
         return transfer
     }
 }
@@ -80,6 +80,6 @@ private final class StubTransfer: TransferHandle, Sendable {
     func cancel() {
         guard settle() else { return }
         let events = self.events
-        DispatchQueue.global().async { events.transferDidComplete(failure: .cancelled) }
+        CompletionQueue.async { events.transferDidComplete(failure: .cancelled) }
     }
 }

@@ -132,7 +132,7 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
 
     func transferDidComplete(failure: TransferFailure?) {
         let events = events
-        DispatchQueue.global().async { events.transferDidComplete(failure: failure) }
+        CompletionQueue.async { events.transferDidComplete(failure: failure) }
     }
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }

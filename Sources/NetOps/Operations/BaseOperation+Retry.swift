@@ -50,8 +50,11 @@ extension BaseOperation {
         effects.cleanUp(sink.reset())
         var next = newRunLocked()
         let number = next.number
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.setEventHandler { [weak self] in self?.retryNow(run: number) }
+        let timer = DispatchSource.makeTimerSource(queue: CompletionQueue.timers)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            CompletionQueue.async { self.retryNow(run: number) }
+        }
         timer.schedule(deadline: .now() + delay)
         next.retryTimer = timer
         _ = machine.replaceRun(with: next)

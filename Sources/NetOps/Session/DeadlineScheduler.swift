@@ -62,8 +62,13 @@ package final class DeadlineScheduler: @unchecked Sendable {
             timer.schedule(deadline: deadline, leeway: .milliseconds(1))
             return
         }
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-        timer.setEventHandler { [weak self] in self?.fire() }
+        let timer = DispatchSource.makeTimerSource(queue: CompletionQueue.timers)
+        // The timer's queue only hands the firing on: what fires ends operations, and their
+        // completion handlers may block.
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            CompletionQueue.async { self.fire() }
+        }
         timer.schedule(deadline: deadline, leeway: .milliseconds(1))
         state.timer = timer
         timer.resume()
