@@ -5,7 +5,7 @@ import Testing
 
 /// A completion handler may block, as `syncStart()` does: it never runs where the transfers of
 /// its session are delivered, so an operation it waits for still moves.
-@Suite("Security: completion hand-off")
+@Suite("Security: completion hand-off", .processGate(.shared))
 struct CompletionHandOffTests {
     @Test(arguments: TestEngine.allCases)
     func aCompletionHandlerMayWaitForAnotherOperationOfItsSession(_ engine: TestEngine) async throws {

@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Every wait ends and every body has a bound: a server that drips, sends informational heads
 /// forever or answers at length cannot hold a call or the memory it keeps.
-@Suite("Security: waits and sizes")
+@Suite("Security: waits and sizes", .processGate(.shared))
 struct WaitAndSizeLimitTests {
     @Test func everyScopeHasATotalDeadlineAndABodyLimitByDefault() {
         let configuration = APIScope.Configuration()
