@@ -16,7 +16,7 @@ import FoundationNetworking
 /// NetOps' engine on AsyncHTTPClient: one `HTTPClient` per session, on NIO's shared event loops.
 ///
 /// Each transfer's events come from its own event loop (response head, body chunks and upload
-/// progress in order, on that loop) and its completion from a global dispatch queue, so there
+/// progress in order, on that loop) and its completion from a dispatch queue of its own, so there
 /// is no queue every transfer of the process must pass through.
 final class NIOEngine: TransferEngine {
     /// The client every transfer of this engine runs in.

@@ -60,7 +60,7 @@ public struct NIOEngineConfiguration: Sendable {
 
     /// Where the end of a transfer is handed to its operation.
     public enum CompletionDelivery: Sendable {
-        /// On a global dispatch queue: completion handlers may block (wait for another
+        /// On a dispatch queue of its own: completion handlers may block (wait for another
         /// operation, `syncStart()`), at the cost of one thread hand-off per request.
         case dispatchQueue
         /// On the transfer's event loop, as AsyncHTTPClient completes its own futures: no

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// AsyncHTTPClient calls a delegate on the request's event loop only, one call at a time, and
 /// waits for the future of a head or body part before it hands over the next part. The response
 /// head, body chunks and upload progress are therefore delivered right there, in order; the
-/// single completion is handed to a global dispatch queue so that what an operation does when
+/// single completion is handed to a dispatch queue of its own so that what an operation does when
 /// it ends (completion handlers, starting queued operations) never runs on an event loop —
 /// unless the session's `completionDelivery` is `.eventLoop`, which delivers it right there too.
 /// A gzip or deflate body is decoded here (`BodyInflater`) before its chunks are delivered.
@@ -295,7 +295,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         if now { report(failure, onEventLoop: onEventLoop) }
     }
 
-    /// Hands the completion to the operation: right here on the event loop, or on a global queue.
+    /// Hands the completion to the operation: right here on the event loop, or on a queue of its own.
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         redirects?.handle.release(self)
         let events = events
