@@ -3,8 +3,9 @@ import NetOps
 extension NetworkSession {
     /// A session whose operations run on SwiftNIO through AsyncHTTPClient instead of URLSession.
     ///
-    /// Use it for one operation (`operation.privateSession = session`) or for all of them
-    /// (`BaseOperation.defaultSession = session`, or `APIManager.defaultSession`). Operations
+    /// Use it for one operation (`operation.privateSession = session`) or for an API (its
+    /// scope's `session`). A service whose operations all run here never makes a URLSession
+    /// (`NetworkSession.shared` is made only for an operation that has no session). Operations
     /// behave the same on both engines; this one has no process-wide serial queue, so it scales
     /// with concurrency.
     ///
@@ -13,10 +14,14 @@ extension NetworkSession {
     /// uses the session any more; a session dropped without it shuts its client down when it is
     /// released.
     ///
-    /// - Parameter configuration: pool size, timeouts, redirects and TLS settings.
+    /// - Parameters:
+    ///   - configuration: pool size, timeouts, redirects and TLS settings.
+    ///   - options: what the session's operations run with (retry policy, middleware, timeouts).
     /// - Returns: a session to assign to operations.
-    public static func nio(configuration: NIOEngineConfiguration = NIOEngineConfiguration()) -> NetworkSession {
-        NetworkSession(engine: NIOEngine(configuration: configuration))
+    public static func nio(
+        configuration: NIOEngineConfiguration = NIOEngineConfiguration(), options: NetworkSession.Options = NetworkSession.Options()
+    ) -> NetworkSession {
+        NetworkSession(engine: NIOEngine(configuration: configuration), options: options)
     }
 
     /// Whether this session runs on the SwiftNIO engine.

@@ -66,7 +66,7 @@ struct AuthenticationTests {
         let results = try await runStorm(url: base.appendingPathComponent("protected"), coordinator: coordinator)
         #expect(results.count == 500)
         #expect(results.allSatisfy { $0 == .failedFinished })
-        #expect(BaseOperation.postponedOperations.allSatisfy { ($0.interceptor as? AuthenticationCoordinator) !== coordinator })
+        #expect(coordinator.parkingLot.operations.isEmpty)
     }
 
     /// A token endpoint that hangs: the authenticator's timeout ends the refresh and every operation.
@@ -196,7 +196,7 @@ struct AuthenticationTests {
         operation.cancel()
         #expect(operation.state == .cancelled)
         #expect(!operation.isPostponed)
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(coordinator.parkingLot.operations.isEmpty)
         try await coordinator.authenticationProcess()
         #expect(operation.state == .cancelled)
         #expect(calls.withLock { $0 } == 1)
@@ -222,7 +222,7 @@ struct AuthenticationTests {
         }
         for operation in operations {
             operation.start()
-            #expect(await eventually { operation.isPostponed && BaseOperation.postponedOperations.contains { $0 === operation } })
+            #expect(await eventually { operation.isPostponed && coordinator.parkingLot.operations.contains { $0 === operation } })
         }
         #expect(coordinator.refreshCount == 1)
         gate.release()

@@ -101,7 +101,7 @@ struct ScopeTests {
             APIManager.configureAuthentication(
                 authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.baseURL),
                 store: InMemoryTokenStore(Token(accessToken: "secret-plain")))
-            #expect(BaseOperation.defaultInterceptor == nil)
+            #expect(NetworkSession.shared.options.middleware.isEmpty)
             for url in [other.baseURL, server.baseURL] {
                 let plain = try await DTO.get(url.appendingPathComponent("echo")).run()
                 let seen = try plain.decode(Seen.self)
@@ -160,7 +160,8 @@ struct ScopeTests {
         #expect(foreign.statusCode == 401)
         #expect(foreign.state == .failedFinished)
         #expect(coordinator.refreshCount == 0)
-        #expect(!BaseOperation.postponedOperations.contains { $0 === foreign })
+        #expect(foreign.parkingLot == nil)
+        #expect(coordinator.parkingLot.operations.isEmpty)
     }
 
     /// Two APIs in one process, each with its base URL, token store and authenticator, called

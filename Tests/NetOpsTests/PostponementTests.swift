@@ -11,11 +11,9 @@ import TestSupport
 /// Parked operations keep their identity: the same object is replayed or failed, and its
 /// waiters stay blocked until it really ends.
 ///
-/// Shared side of the process gate: these tests park operations. The one test that calls
-/// `performPostponedOperations`, which replays every parked operation of the process, holds
-/// the gate exclusively, so no other test's parked operation is there to be replayed (and no
-/// other test's replay takes one of its own). Waiting for the gate counts against the time limit.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+/// Each test parks in a session of its own, so its replays and failures touch its own parked
+/// operations only and the tests run side by side with every other (no exclusive gate).
+@Suite(.timeLimit(.minutes(5)))
 struct PostponementTests {
     /// Parks every response until the request carries `X-Credential: fresh`.
     struct NeedsFreshCredential: OperationInterceptor {
@@ -25,41 +23,45 @@ struct PostponementTests {
         }
     }
 
-    static func parkedOperation(_ engine: TestEngine) async throws -> DTO {
-        let operation = DTO.get(try await TestServer.url("echo")).on(engine)
+    static func parkedOperation(in session: NetworkSession) async throws -> DTO {
+        let operation = DTO.get(try await TestServer.url("echo")).on(session)
         operation.interceptor = NeedsFreshCredential()
         operation.start()
         let deadline = Date(timeIntervalSinceNow: 10)
-        // Parked first (under the operation's lock), then listed in the registry.
-        while !operation.isPostponed || !BaseOperation.postponedOperations.contains(where: { $0 === operation }), Date() < deadline {
+        // Parked first (under the operation's lock), then listed in the session's lot.
+        while !operation.isPostponed || !session.postponedOperations.contains(where: { $0 === operation }), Date() < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         return operation
     }
 
-    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.allCases)
     func replayRebuildsTheRequestAndKeepsTheObject(_ engine: TestEngine) async throws {
         let completions = Counter()
-        let operation = try await Self.parkedOperation(engine)
+        let session = engine.makeSession()
+        let operation = try await Self.parkedOperation(in: session)
         operation.onCompletion { _ in completions.increment() }
         #expect(operation.isPostponed)
         #expect(operation.state == .working)
         #expect(operation.isExecuting)
-        #expect(BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(session.postponedOperations.map(ObjectIdentifier.init) == [ObjectIdentifier(operation)])
+        #expect(operation.parkingLot === session.parkingLot)
 
-        let replayed = BaseOperation.performPostponedOperations { $0.setValue("fresh", forHTTPHeaderField: "X-Credential") }
-        #expect(replayed.contains { $0 === operation })
+        let replayed = session.performPostponedOperations { $0.setValue("fresh", forHTTPHeaderField: "X-Credential") }
+        #expect(replayed.map(ObjectIdentifier.init) == [ObjectIdentifier(operation)])
         await operation.finished()
         #expect(operation.state == .successFinished)
         #expect(operation.attemptsMade == 2)
         #expect(completions.value == 1)
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(session.postponedOperations.isEmpty)
+        #expect(operation.parkingLot == nil)
     }
 
     @Test(arguments: TestEngine.allCases) func syncWaiterStaysBlockedUntilTheReplayEnds(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("echo")
         let returned = Locked(false)
-        let operation = DTO.get(url).on(engine)
+        let session = engine.makeSession()
+        let operation = DTO.get(url).on(session)
         operation.interceptor = NeedsFreshCredential()
         let waiter = Task {
             await onThreads(1) { _ in
@@ -75,49 +77,50 @@ struct PostponementTests {
         await waiter.value
         #expect(returned.withLock { $0 })
         #expect(operation.state == .successFinished)
-        // Replayed directly, not through `performPostponedOperations`: it left the registry too.
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        // Replayed directly, not through `performPostponedOperations`: it left the lot too.
+        #expect(session.postponedOperations.isEmpty)
     }
 
     @Test(arguments: TestEngine.allCases) func failingParkedOperationsReleasesEveryWaiter(_ engine: TestEngine) async throws {
+        let session = engine.makeSession()
         let operations = try await withThrowingTaskGroup(of: DTO.self) { group in
-            for _ in 0..<10 { group.addTask { try await Self.parkedOperation(engine) } }
+            for _ in 0..<10 { group.addTask { try await Self.parkedOperation(in: session) } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(operations.allSatisfy { $0.isPostponed })
         let refusal = NetOpsError(.authenticationFailed(reason: "refresh refused"), url: nil)
-        for operation in operations where BaseOperation.take(operation) { operation.failPostponed(with: refusal) }
+        for operation in operations where session.parkingLot.take(operation) { operation.failPostponed(with: refusal) }
         for operation in operations { await operation.finished() }
         let allFailed = operations.allSatisfy { $0.state == .failedFinished && $0.error == refusal }
         #expect(allFailed)
         #expect(operations.allSatisfy { $0.mayReleaseSyncWaiter })
     }
 
-    /// Exclusive: `removeAllPostponedOperations` ends every parked operation of the process.
-    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.allCases)
     func removeAllPostponedOperationsEndsThemFirstParkedFirst(_ engine: TestEngine) async throws {
         let order = Recorder<Int>()
+        let session = engine.makeSession()
         var operations: [DTO] = []
         for index in 0..<4 {
-            let operation = try await Self.parkedOperation(engine)
+            let operation = try await Self.parkedOperation(in: session)
             operation.onCompletion { _ in order.append(index) }
             operations.append(operation)
         }
-        #expect(BaseOperation.postponedOperations.map(ObjectIdentifier.init) == operations.map(ObjectIdentifier.init))
+        #expect(session.postponedOperations.map(ObjectIdentifier.init) == operations.map(ObjectIdentifier.init))
         let refusal = NetOpsError(.authenticationFailed(reason: "refresh refused"), url: nil)
-        let removed = BaseOperation.removeAllPostponedOperations(failingWith: refusal)
+        let removed = session.removeAllPostponedOperations(failingWith: refusal)
         #expect(removed.map(ObjectIdentifier.init) == operations.map(ObjectIdentifier.init))
         // Ended on the calling thread, before the call returned, in the order they parked.
         #expect(order.all == [0, 1, 2, 3])
         #expect(operations.allSatisfy { $0.state == .failedFinished && $0.error == refusal })
-        #expect(BaseOperation.postponedOperations.isEmpty)
-        #expect(BaseOperation.removeAllPostponedOperations(failingWith: refusal).isEmpty)
+        #expect(session.postponedOperations.isEmpty)
+        #expect(session.removeAllPostponedOperations(failingWith: refusal).isEmpty)
     }
 
-    /// Exclusive: `releaseSyncWaitersOfPostponed` ends every parked operation of the process.
-    @Test(.processGate(.exclusive), arguments: TestEngine.allCases)
+    @Test(arguments: TestEngine.allCases)
     func releaseSyncWaitersOfPostponedEndsTheParkedAndReturnsTheirWaiters(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("echo")).on(engine)
+        let session = engine.makeSession()
+        let operation = DTO.get(try await TestServer.url("echo")).on(session)
         operation.interceptor = NeedsFreshCredential()
         let returned = Locked(false)
         let waiter = Task {
@@ -126,9 +129,9 @@ struct PostponementTests {
                 returned.withLock { $0 = true }
             }
         }
-        #expect(await eventually { operation.isPostponed && BaseOperation.postponedOperations.contains { $0 === operation } })
+        #expect(await eventually { operation.isPostponed && session.postponedOperations.contains { $0 === operation } })
         #expect(!returned.withLock { $0 })
-        let released = BaseOperation.releaseSyncWaitersOfPostponed()
+        let released = session.releaseSyncWaitersOfPostponed()
         #expect(released.contains { $0 === operation })
         try await waiter.value
         #expect(returned.withLock { $0 })
@@ -138,17 +141,36 @@ struct PostponementTests {
             Issue.record("expected authenticationFailed, got \(String(describing: operation.error))")
             return
         }
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(session.postponedOperations.isEmpty)
     }
 
     @Test(arguments: TestEngine.allCases) func postponeAWorkingOperationByHand(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("delay?seconds=5")).on(engine)
+        let session = engine.makeSession()
+        let operation = DTO.get(try await TestServer.url("delay?seconds=5")).on(session)
         #expect(!BaseOperation.postpone(operation), "not started yet")
         operation.start()
         #expect(BaseOperation.postpone(operation))
         #expect(operation.isPostponed)
+        #expect(session.postponedOperations.contains { $0 === operation })
         operation.cancel()
         #expect(operation.state == .cancelled)
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(session.postponedOperations.isEmpty)
+    }
+
+    /// Two sessions' parked operations never meet: replaying one session's leaves the other's
+    /// parked (what lets these tests run side by side).
+    @Test(arguments: TestEngine.allCases) func sessionsParkApart(_ engine: TestEngine) async throws {
+        let first = engine.makeSession()
+        let second = engine.makeSession()
+        let mine = try await Self.parkedOperation(in: first)
+        let theirs = try await Self.parkedOperation(in: second)
+        #expect(first.performPostponedOperations { $0.setValue("fresh", forHTTPHeaderField: "X-Credential") }.count == 1)
+        await mine.finished()
+        #expect(mine.state == .successFinished)
+        #expect(theirs.isPostponed)
+        #expect(second.postponedOperations.map(ObjectIdentifier.init) == [ObjectIdentifier(theirs)])
+        second.removeAllPostponedOperations(failingWith: NetOpsError(.cancelled, url: nil))
+        await theirs.finished()
+        #expect(theirs.state == .failedFinished)
     }
 }

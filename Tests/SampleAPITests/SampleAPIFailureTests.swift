@@ -120,9 +120,8 @@ struct SampleAPIFailureTests {
             #expect(errors.count == 6)
             #expect(errors.allSatisfy { $0?.stageName == "transport" })
             #expect(fixture.coordinator.refreshCount == 1)
-            // The registry is process-wide: look at this realm's operations only.
-            let parked = BaseOperation.postponedOperations.compactMap { $0.request?.url?.absoluteString }
-            #expect(!parked.contains { $0.contains(fixture.realm) }, "\(parked)")
+            // The coordinator's lot is this API's alone: nothing is left in it.
+            #expect(fixture.coordinator.parkingLot.operations.isEmpty)
         }
     }
 }

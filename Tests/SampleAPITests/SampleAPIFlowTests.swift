@@ -29,9 +29,8 @@ struct SampleAPIFlowTests {
             #expect(fixture.coordinator.refreshCount == refreshesBefore + 1)
             #expect(fixture.tokens.snapshot.tokenRequests == grantsBefore + 1)
             #expect(fixture.tokens.snapshot.rejected >= 1)
-            // The registry is process-wide: look at this realm's operations only.
-            let parked = BaseOperation.postponedOperations.compactMap { $0.request?.url?.absoluteString }
-            #expect(!parked.contains { $0.contains(fixture.realm) }, "\(parked)")
+            // The coordinator's lot is this API's alone: nothing is left in it.
+            #expect(fixture.coordinator.parkingLot.operations.isEmpty)
         }
     }
 

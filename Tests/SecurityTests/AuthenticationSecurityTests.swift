@@ -61,7 +61,7 @@ struct AuthenticationSecurityTests {
         #expect(operation.state == .failedFinished)
         #expect(operation.error?.description.contains("removed") == true, "\(String(describing: operation.error))")
         #expect(completions.withLock { $0 } == 1)
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(coordinator.parkingLot.operations.isEmpty)
     }
 
     /// `updateToken(_:)` while a refresh runs: the refresh's (stale) result is dropped, the new
@@ -104,10 +104,11 @@ struct AuthenticationSecurityTests {
         try await coordinator.authenticationProcess()
         try await Task.sleep(for: .milliseconds(200))
         #expect(operation.isPostponed, "the coordinator replayed an operation it did not park")
-        #expect(BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(operation.parkingLot === operation.privateSession?.parkingLot)
+        #expect(coordinator.parkingLot.operations.isEmpty)
         #expect(completions.withLock { $0 } == 0)
         // The caller ends it.
-        #expect(BaseOperation.take(operation))
+        #expect(operation.parkingLot?.take(operation) == true)
         operation.failPostponed(with: NetOpsError(.cancelled, url: nil))
         await operation.finished()
         #expect(completions.withLock { $0 } == 1)

@@ -50,8 +50,8 @@ struct DeadlineSecurityTests {
         await operation.finished()
         #expect(operation.state == .failedFinished)
         #expect(Self.isDeadlineExceeded(operation), "\(String(describing: operation.error))")
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
-        #expect(!BaseOperation.take(operation))
+        #expect(operation.parkingLot == nil)
+        #expect(!NetworkSession.shared.parkingLot.take(operation))
         operation.replay()
         operation.failPostponed(with: NetOpsError(.cancelled, url: nil))
         #expect(operation.state == .failedFinished)
@@ -69,7 +69,7 @@ struct DeadlineSecurityTests {
         operation.start()
         #expect(await eventually { operation.isPostponed })
         try await Task.sleep(for: .seconds(1))
-        if BaseOperation.take(operation) { operation.replay() }
+        if operation.parkingLot?.take(operation) == true { operation.replay() }
         await operation.finished()
         #expect(operation.state == .failedFinished, "parked time was not counted")
         #expect(Self.isDeadlineExceeded(operation), "\(String(describing: operation.error))")
@@ -103,7 +103,7 @@ struct DeadlineSecurityTests {
         await operation.finished()
         #expect(operation.state == .failedFinished)
         #expect(operation.error?.description.contains("refreshTimeout") == true, "\(String(describing: operation.error))")
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(coordinator.parkingLot.operations.isEmpty)
 
         // The timed-out refresh returns late: nothing of it is kept.
         gate.release()
@@ -131,7 +131,7 @@ struct DeadlineSecurityTests {
         #expect(await eventually(within: 20) { operation.isFinishedOrCancelled }, "a parked operation outlived its totalTimeout")
         await operation.finished()
         #expect(Self.isDeadlineExceeded(operation), "\(String(describing: operation.error))")
-        #expect(!BaseOperation.postponedOperations.contains { $0 === operation })
+        #expect(coordinator.parkingLot.operations.isEmpty)
 
         gate.release()
         _ = try await coordinator.authenticationProcess()
@@ -162,14 +162,15 @@ struct DeadlineSecurityTests {
     /// The table of run limits drops what has passed: a thousand keys whose short limits pass
     /// along the way leave a table of a few hundred entries at most.
     @Test func runLimitsStayBounded() async throws {
+        let limits = RunLimits()
         for round in 0..<10 {
             for index in 0..<100 {
                 let key = "GET test://bounded/\(round)/\(index)/\(UUID().uuidString)"
-                #expect(RunLimits.claim(key) == nil)
-                RunLimits.release(key, until: Date(timeIntervalSinceNow: 0.01))
+                #expect(limits.claim(key) == nil)
+                limits.release(key, until: Date(timeIntervalSinceNow: 0.01))
             }
             try await Task.sleep(for: .milliseconds(30))
         }
-        #expect(RunLimits.count < 500, "\(RunLimits.count) entries kept")
+        #expect(limits.count < 500, "\(limits.count) entries kept")
     }
 }

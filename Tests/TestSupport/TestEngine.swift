@@ -14,8 +14,17 @@ public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConverti
     /// The session operations of this engine run in.
     public var session: NetworkSession {
         switch self {
-        case .urlSession: BaseOperation.defaultSession
+        case .urlSession: NetworkSession.shared
         case .nio: Self.nioSession
+        }
+    }
+
+    /// A session of this engine of the test's own, with `options`: its parked operations, run
+    /// slots and stages are the test's alone (as each Hummingbird test makes an application).
+    public func makeSession(options: NetworkSession.Options = NetworkSession.Options()) -> NetworkSession {
+        switch self {
+        case .urlSession: NetworkSession(options: options)
+        case .nio: NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64), options: options)
         }
     }
 
@@ -28,6 +37,13 @@ extension BaseOperation {
     @discardableResult
     public func on(_ engine: TestEngine) -> Self {
         privateSession = engine.session
+        return self
+    }
+
+    /// Runs this operation in `session`; returns the operation for chaining.
+    @discardableResult
+    public func on(_ session: NetworkSession) -> Self {
+        privateSession = session
         return self
     }
 }

@@ -14,8 +14,8 @@ import FoundationNetworking
 ///
 /// An `APIScope` makes one with `configureAuthentication(…)` and gives it to every operation of
 /// its methods (only for requests to the API's origins). Attached by hand as an operation's
-/// `interceptor`, it places the token on that operation's requests. It is the
-/// `OperationInterceptor` of the operations it guards:
+/// `interceptor` (or stage: `operation.use(coordinator)`), it places the token on that
+/// operation's requests. It is a stage of the middleware chain of the operations it guards:
 /// - before a request goes, it inserts the current token and notes its *version* on the
 ///   operation; while a refresh runs, or when the token is known to be expired, the operation
 ///   is parked instead of sending a stale token;
@@ -29,13 +29,14 @@ import FoundationNetworking
 ///   `restoreToken`) is dropped: neither kept nor saved. The operations parked on it are replayed
 ///   with the current token, or fail with `AuthenticationError.tokenRemovedDuringRefresh` when
 ///   there is none, so a logout during a refresh stays a logout;
-/// - it replays and fails only the operations it parked itself: another API's parked
-///   operations, and one a caller parked with `BaseOperation.postpone(_:)`, stay as they are;
+/// - it parks operations in a lot of its own (`parkingLot`) and replays and fails only those:
+///   another API's parked operations, and one a caller parked with `BaseOperation.postpone(_:)`
+///   (in its session's lot), stay as they are;
 /// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
 ///   `excessiveRefresh` instead of looping.
 ///
 /// The authenticator is never called while a lock is held, and token values never reach a log.
-public final class AuthenticationCoordinator: OperationInterceptor, @unchecked Sendable {
+public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddleware, @unchecked Sendable {
     /// How the coordinator recognises and places tokens.
     public struct Configuration: Sendable {
         /// Where requests carry the token.
@@ -72,9 +73,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     public static let placementKey = "apilayer.tokenPlacement"
     /// The key of `BaseOperation.userInfo` that, set to `true`, sends the operation without a token.
     public static let withoutTokenKey = "apilayer.withoutToken"
-    /// The key of `BaseOperation.userInfo` naming the coordinator that parked the operation
-    /// (its `ObjectIdentifier`): a coordinator replays and fails only what it parked itself.
-    private static let parkedByKey = "apilayer.parkedBy"
+    /// Where the operations waiting for a token wait: this coordinator's own, so it replays
+    /// and fails only what it parked.
+    public let parkingLot = ParkingLot()
 
     private struct State {
         var token: Token?
@@ -223,6 +224,50 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         }
     }
 
+    // MARK: NetworkMiddleware
+
+    /// Places the current token (where the operation's `placementKey` or the configuration
+    /// says), or parks the operation in this coordinator's lot while a refresh runs or the
+    /// token is expired.
+    public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+        stage(adapt(request, for: context.operation), request: &request)
+    }
+
+    /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
+    public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        guard let response = outcome.response, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
+        stage(judge(response, body: outcome.body, for: context.operation), verdict: &verdict)
+    }
+
+    /// Replays or fails at once an operation that parked in this lot after its refresh ended.
+    public func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        guard lot === parkingLot else { return }
+        didPostpone(operation)
+    }
+
+    /// A request decision as a stage's: a postponement parks in this coordinator's lot.
+    func stage(_ decision: RequestDecision, request: inout URLRequest) -> PrepareDecision {
+        switch decision {
+        case let .proceed(placed):
+            request = placed
+            return .proceed
+        case .postpone:
+            return .park(in: parkingLot)
+        case let .fail(error):
+            return .fail(error)
+        }
+    }
+
+    /// A response decision as a stage's verdict: a postponement parks in this coordinator's lot.
+    func stage(_ decision: ResponseDecision, verdict: inout Verdict) {
+        switch decision {
+        case .useDefault: break
+        case .postpone: verdict = .park(in: parkingLot)
+        case let .retry(after): verdict = .retry(after: after)
+        case let .fail(error): verdict = .fail(error)
+        }
+    }
+
     // MARK: OperationInterceptor
 
     /// Inserts the current token, or parks the operation while a refresh runs or the token is expired.
@@ -257,7 +302,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
                 return .fail(error)
             }
         case let .needsToken(wait):
-            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? park(operation, .postpone)
+            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? .postpone
         }
     }
 
@@ -285,27 +330,8 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
         case .replayNow:
             return .retry(after: 0)
         case let .needsToken(wait):
-            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? park(operation, .postpone)
+            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? .postpone
         }
-    }
-
-    /// Marks `operation` as parked by this coordinator and returns `decision`.
-    private func park<Decision>(_ operation: BaseOperation, _ decision: Decision) -> Decision {
-        operation.userInfo[Self.parkedByKey] = ObjectIdentifier(self)
-        return decision
-    }
-
-    /// Whether this coordinator parked `operation` (and has not let it go since).
-    private func parkedHere(_ operation: BaseOperation) -> Bool {
-        operation.userInfo[Self.parkedByKey] as? ObjectIdentifier == ObjectIdentifier(self)
-    }
-
-    /// Takes `operation` out of the parked set if this coordinator parked it; true when it did
-    /// (exactly one caller wins), and the operation is no longer marked as its own.
-    private func takeOwnParked(_ operation: BaseOperation) -> Bool {
-        guard parkedHere(operation), BaseOperation.take(operation) else { return false }
-        operation.userInfo[Self.parkedByKey] = nil
-        return true
     }
 
     /// Whether the service's body rules say the token failed. The JSON rule reads the body the
@@ -351,12 +377,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
     }
 
     /// An operation parked after the refresh it waited for ended: replay or fail it now. An
-    /// operation this coordinator did not park (a caller's `BaseOperation.postpone(_:)`) is left
-    /// parked.
+    /// operation parked elsewhere (a caller's `BaseOperation.postpone(_:)`) is left parked.
     public func didPostpone(_ operation: BaseOperation) {
-        guard parkedHere(operation) else { return }
+        guard operation.parkingLot === parkingLot else { return }
         let (refreshing, failure) = state.withLock { ($0.refreshing, $0.lastFailureReason) }
-        guard !refreshing, takeOwnParked(operation) else { return }
+        guard !refreshing, parkingLot.take(operation) else { return }
         if let failure {
             operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: failure), url: operation.request?.url))
         } else {
@@ -490,7 +515,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
             replayParked(handing: current, to: waiters, note: "token changed during the refresh; its result dropped")
         case let .failed(error, reason):
             telemetry.refreshEnded(span, failure: reason)
-            let parked = BaseOperation.postponedOperations.filter(takeOwnParked)
+            let parked = parkingLot.takeAll()
             logger.error("token refresh failed (\(telemetry.redaction.text(reason))); failing \(parked.count) parked operations")
             for operation in parked {
                 operation.failPostponed(with: NetOpsError(.authenticationFailed(reason: reason), url: operation.request?.url))
@@ -501,7 +526,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, @unchecked S
 
     /// Replays the operations this coordinator parked and hands `token` to the waiters.
     private func replayParked(handing token: Token, to waiters: [CheckedContinuation<Token, any Error>], note: String) {
-        let parked = BaseOperation.postponedOperations.filter(takeOwnParked)
+        let parked = parkingLot.takeAll()
         logger.info("\(note); replaying \(parked.count) parked operations")
         for operation in parked { operation.replay() }
         for waiter in waiters { waiter.resume(returning: token) }

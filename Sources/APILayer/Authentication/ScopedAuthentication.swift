@@ -5,13 +5,13 @@ import NetOps
 import FoundationNetworking
 #endif
 
-/// The interceptor of an operation an API scope made: the API's coordinator, where the method
-/// wants the token, and the origins allowed to receive it.
+/// The authentication stage of an operation an API scope made: the API's coordinator, where
+/// the method wants the token, and the origins allowed to receive it.
 ///
 /// A request to any other origin goes without the token, and a refusal from another origin
 /// (after a redirect, say) says nothing about the API's token: it is not parked and starts no
 /// refresh.
-struct ScopedAuthentication: OperationInterceptor {
+struct ScopedAuthentication: NetworkMiddleware {
     let coordinator: AuthenticationCoordinator
     let placement: TokenPlacement
     let origins: Set<APIOrigin>
@@ -22,19 +22,19 @@ struct ScopedAuthentication: OperationInterceptor {
         return origins.contains(origin)
     }
 
-    func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
-        guard mayCarryToken(request.url) else { return .proceed(request) }
-        return coordinator.adapt(request, for: operation, placement: placement)
+    func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+        guard mayCarryToken(request.url) else { return .proceed }
+        return coordinator.stage(coordinator.adapt(request, for: context.operation, placement: placement), request: &request)
     }
 
-    func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
-        guard mayCarryToken(operation.request?.url), mayCarryToken(response.url ?? operation.request?.url) else {
-            return .useDefault
-        }
-        return coordinator.judgeCredential(response, body: body, for: operation)
+    func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        // Only a response that arrived whole, from one of the API's origins.
+        guard let response = outcome.response, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
+        guard mayCarryToken(outcome.request.url), mayCarryToken(response.url ?? outcome.request.url) else { return }
+        coordinator.stage(coordinator.judgeCredential(response, body: outcome.body, for: context.operation), verdict: &verdict)
     }
 
-    func didPostpone(_ operation: BaseOperation) {
-        coordinator.didPostpone(operation)
+    func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        coordinator.operationDidPark(operation, in: lot)
     }
 }

@@ -19,7 +19,7 @@ import FoundationNetworking
 /// spans, injecting the trace context); every other tracer, metrics and logger call is queued,
 /// in order, on the call's own reporting queue. A backend that is slow delays only its reports,
 /// never a transfer. State lives in one lock, released before any report.
-final class CallTelemetry: TransferObserver, Sendable {
+final class CallTelemetry: NetworkMiddleware, Sendable {
     /// The call's ID in log metadata and span attributes.
     let requestID: String
     private let api: String
@@ -33,6 +33,8 @@ final class CallTelemetry: TransferObserver, Sendable {
     /// Runs this call's reports in the order they happened; nil when nothing would record (no
     /// metrics backend, no tracer, a logger above `debug`): then nothing is queued at all.
     private let reporter: DispatchQueue?
+    /// The reports of the API's calls not made yet.
+    private let backlog: ReportBacklog
 
     private struct State {
         var call: (any Span)?
@@ -57,8 +59,9 @@ final class CallTelemetry: TransferObserver, Sendable {
     /// The queues of all calls' reports run here, side by side.
     private static let reporting = DispatchQueue(label: "APILayer.telemetry", qos: .utility, attributes: .concurrent)
 
-    init(api: String, method: String, configuration: APIScope.Configuration, parent: ServiceContext) {
+    init(api: String, method: String, configuration: APIScope.Configuration, backlog: ReportBacklog, parent: ServiceContext) {
         requestID = RequestID.next()
+        self.backlog = backlog
         self.api = api
         self.method = method
         let factory = configuration.resolvedMetricsFactory
@@ -82,10 +85,10 @@ final class CallTelemetry: TransferObserver, Sendable {
     /// Queues `work` behind the call's earlier reports.
     private func report(_ work: @escaping @Sendable () -> Void) {
         guard let reporter else { return }
-        PendingReports.shared.add()
-        reporter.async {
+        backlog.add()
+        reporter.async { [backlog] in
             work()
-            PendingReports.shared.remove()
+            backlog.remove()
         }
     }
 
@@ -95,7 +98,7 @@ final class CallTelemetry: TransferObserver, Sendable {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in reporter.async { done.resume() } }
     }
 
-    // MARK: TransferObserver
+    // MARK: NetworkMiddleware
 
     func operationWillStart(_ operation: BaseOperation) {
         let claimed = state.withLock { state -> Bool in
@@ -121,7 +124,28 @@ final class CallTelemetry: TransferObserver, Sendable {
         }
     }
 
-    func willSend(_ request: URLRequest, attempt: Int, for operation: BaseOperation) -> URLRequest {
+    /// The innermost of the call's stages: the request is about to go as it is now, so the
+    /// attempt's span starts here and its context goes into the request's headers.
+    func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+        request = willSend(request, attempt: context.attempt)
+        return .proceed
+    }
+
+    /// The first to judge: records the attempt as the transfer left it (the error classified by
+    /// connectivity), whatever the stages after decide.
+    func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        let error: NetOpsError? = if case let .fail(failure) = verdict { failure as? NetOpsError ?? outcome.error } else { outcome.error }
+        didFinish(
+            AttemptReport(
+                attempt: context.attempt, response: outcome.response, error: error, bytesSent: outcome.bytesSent,
+                bytesReceived: outcome.bytesReceived))
+    }
+
+    func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        didPark()
+    }
+
+    private func willSend(_ request: URLRequest, attempt: Int) -> URLRequest {
         let sentAt = Self.now()
         let instant = DefaultTracerClock.now
         let (previous, call, wasParked) = state.withLock { state -> (OpenAttempt?, (any Span)?, Bool) in
@@ -169,7 +193,7 @@ final class CallTelemetry: TransferObserver, Sendable {
         return sent
     }
 
-    func didFinish(_ report: AttemptReport, for operation: BaseOperation) {
+    private func didFinish(_ report: AttemptReport) {
         let finishedAt = Self.now()
         let instant = DefaultTracerClock.now
         let status = report.response?.statusCode
@@ -200,7 +224,7 @@ final class CallTelemetry: TransferObserver, Sendable {
         }
     }
 
-    func didPark(_ operation: BaseOperation) {
+    private func didPark() {
         let (call, newlyParked) = state.withLock { state -> ((any Span)?, Bool) in
             defer { state.parked = true }
             return (state.call, !state.parked)
@@ -358,4 +382,18 @@ enum LogMetadataKey {
     static let method = "apilayer.method"
     static let attempt = "apilayer.attempt"
     static let headers = "apilayer.headers"
+}
+
+/// How one attempt of a call ended, as its telemetry records it.
+struct AttemptReport: Sendable {
+    /// 1 for the first request the operation sent; retries and replays count on.
+    let attempt: Int
+    /// The response head, when one arrived.
+    let response: HTTPURLResponse?
+    /// The attempt's failure (classified), nil for an accepted answer.
+    let error: NetOpsError?
+    /// Request body bytes sent.
+    let bytesSent: Int64
+    /// Response body bytes received in this attempt.
+    let bytesReceived: Int64
 }

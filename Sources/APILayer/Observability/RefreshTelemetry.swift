@@ -11,18 +11,24 @@ struct RefreshTelemetry: Sendable {
     let metricsFactory: (any MetricsFactory)?
     let tracer: (any Tracer)?
     let redaction: Redaction
+    /// The API's reports not made yet.
+    let backlog: ReportBacklog
 
-    init(api: String, metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil, redaction: Redaction = .standard) {
+    init(
+        api: String, metricsFactory: (any MetricsFactory)? = nil, tracer: (any Tracer)? = nil, redaction: Redaction = .standard,
+        backlog: ReportBacklog = ReportBacklog()
+    ) {
         self.api = api
+        self.backlog = backlog
         self.metricsFactory = metricsFactory
         self.tracer = tracer
         self.redaction = redaction
     }
 
-    init(api: String, scope configuration: APIScope.Configuration) {
+    init(api: String, scope configuration: APIScope.Configuration, backlog: ReportBacklog) {
         self.init(
             api: api, metricsFactory: configuration.metricsFactory, tracer: configuration.tracer,
-            redaction: configuration.redaction)
+            redaction: configuration.redaction, backlog: backlog)
     }
 
     /// A span for one refresh, under `parent` (the call that started it) when known.
@@ -38,7 +44,7 @@ struct RefreshTelemetry: Sendable {
     func refreshEnded(_ span: any Span, failure: String?) {
         let instant = DefaultTracerClock.now
         let factory = metricsFactory ?? MetricsSystem.factory
-        PendingReports.shared.add()
+        backlog.add()
         DispatchQueue.global(qos: .utility).async { [self] in
             if let failure {
                 span.attributes[SpanAttributeKey.errorType] = "refreshFailed"
@@ -46,7 +52,7 @@ struct RefreshTelemetry: Sendable {
             }
             CallMetrics.refreshed(api: api, succeeded: failure == nil, factory: factory)
             span.end(at: instant)
-            PendingReports.shared.remove()
+            backlog.remove()
         }
     }
 }

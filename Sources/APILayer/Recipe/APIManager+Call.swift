@@ -48,7 +48,7 @@ extension APIManager {
         made.redaction = configuration.redaction
         made.observe(
             with: CallTelemetry(
-                api: scope.name, method: method.rawValue, configuration: configuration,
+                api: scope.name, method: method.rawValue, configuration: configuration, backlog: scope.reportBacklog,
                 parent: ServiceContext.current ?? .topLevel))
         return made
     }
@@ -122,10 +122,9 @@ extension APIManager {
         made.maximumResponseBodyBytes = configuration.maximumResponseBytes
         made.totalTimeout = configuration.totalTimeout
         made.cookieJar = scope.cookieJar
+        made.middleware += configuration.middleware
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
-            made.interceptor = ScopedAuthentication(
-                coordinator: coordinator, placement: placement,
-                origins: configuration.origins)
+            made.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: configuration.origins))
         }
         return made
     }

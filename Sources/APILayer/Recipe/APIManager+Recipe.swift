@@ -39,12 +39,10 @@ extension APIManager {
         set { defaultAPI.configure { $0.mapperConfiguration = newValue } }
     }
 
-    /// The session of operations that have no other: forwards to `BaseOperation.defaultSession`.
-    /// An API's own session is its configuration's `session`.
-    public static var defaultSession: NetworkSession {
-        get { BaseOperation.defaultSession }
-        set { BaseOperation.defaultSession = newValue }
-    }
+    /// The session of operations that have no other: `NetworkSession.shared`. An API's own
+    /// session is its configuration's `session`.
+    @available(*, deprecated, renamed: "NetworkSession.shared", message: "give the API its session: APIScope.Configuration.session")
+    public static var defaultSession: NetworkSession { NetworkSession.shared }
 
     /// The queue completion-style calls run their operations in (concurrent).
     public static let asyncQueue: OperationQueue = {

@@ -36,8 +36,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// An error known before the operation started (the request could not be built, a stub has
     /// no template): the operation fails with it at start.
     private let preflight: APIError?
-    /// The pipeline's verdict on the response, before the operation ended.
-    private let checked = Locked<Result<Model, APIError>?>(nil)
+    /// The model the pipeline made of the response, before the operation ended (a failure
+    /// travels as the operation's error: `NetOpsError.underlying`).
+    private let checked = Locked<Model?>(nil)
     /// The call's outcome, once the operation ended.
     private let outcome = Locked<Result<Model, APIError>?>(nil)
     /// The response body parsed once, for the authentication rule and the pipeline.
@@ -53,9 +54,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         self.pipeline = pipeline
         self.preflight = preflight
         super.init(request: request, body: body, ownedBodyFile: ownedBodyFile, deferredForm: deferredForm)
-        setResponseCheck { operation in
-            (operation as? APIOperation<Model>)?.check()
-        }
+        use(PipelineCheck())
         // First of the completions: every later one, and every waiter, sees `result`.
         (self as BaseOperation).onCompletion { operation in
             (operation as? APIOperation<Model>)?.settle()
@@ -78,7 +77,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// Reports the call through `telemetry` from now on.
     func observe(with telemetry: CallTelemetry) {
         self.telemetry.withLock { $0 = telemetry }
-        transferObserver = telemetry
+        use(telemetry)
         (self as BaseOperation).onCompletion { operation in
             guard let operation = operation as? APIOperation<Model> else { return }
             let failure: APIError? = if case let .failure(error) = operation.finalResult() { error } else { nil }
@@ -126,17 +125,21 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
 
     /// Runs the pipeline on a response the operation accepted; an error it returns fails the
     /// operation.
-    private func check() -> NetOpsError? {
+    fileprivate func check() -> APIError? {
         let body = receivedData
         var stages: [PipelineStage] = []
         let verdict = pipeline.evaluate(
             body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
             passed: { stages.append($0) })
-        checked.withLock { $0 = verdict }
         let failedStage: String? = if case let .failure(error) = verdict { error.stageName } else { nil }
         telemetry.withLock { $0 }?.pipelineChecked(passed: stages, failedStage: failedStage)
-        if case let .failure(error) = verdict { return NetOpsError(.rejected(reason: error.description), url: request?.url) }
-        return nil
+        switch verdict {
+        case let .success(model):
+            checked.withLock { $0 = model }
+            return nil
+        case let .failure(error):
+            return error
+        }
     }
 
     /// The response body parsed as JSON, shared with the authentication rule.
@@ -146,12 +149,12 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
 
     /// Fixes the result once the operation is final.
     private func settle() {
-        let verdict = checked.withLock { $0 }
+        let model = checked.withLock { $0 }
         let final: Result<Model, APIError>
         if let preflight {
             final = .failure(preflight)
         } else if let error {
-            if case .rejected = error.kind, case let .failure(rejection)? = verdict {
+            if let rejection = error.underlying as? APIError {
                 final = .failure(rejection)
             } else if case let .invalidRequest(reason) = error.kind {
                 // Refused before anything was sent: the request as built could not go.
@@ -165,7 +168,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
             } else {
                 final = .failure(APIError(.transport(error), method: methodName, operation: self))
             }
-        } else if state == .successFinished, case let .success(model)? = verdict {
+        } else if state == .successFinished, let model {
             final = .success(model)
         } else {
             final = .failure(APIError(.transport(NetOpsError(.cancelled, url: request?.url)), method: methodName, operation: self))
@@ -180,4 +183,23 @@ extension APIOperation: TypedOperation {
     public typealias Output = Model
     /// The `APIError` naming the stage that failed.
     public typealias Failure = APIError
+}
+
+/// The stage that runs an API operation's pipeline (parse, validate, map) on a response the
+/// other stages accepted: a failure becomes the verdict, the typed `APIError` as it is.
+private struct PipelineCheck: NetworkMiddleware {
+    func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        guard verdict.isAccept, let operation = context.operation as? any PipelineChecked, let error = operation.runPipeline() else { return }
+        verdict = .fail(error)
+    }
+}
+
+/// An operation whose pipeline `PipelineCheck` runs, whatever its model.
+private protocol PipelineChecked {
+    /// Runs the pipeline on the response; the error of the stage that failed, if one did.
+    func runPipeline() -> APIError?
+}
+
+extension APIOperation: PipelineChecked {
+    fileprivate func runPipeline() -> APIError? { check() }
 }

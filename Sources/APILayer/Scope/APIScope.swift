@@ -43,10 +43,14 @@ public final class APIScope: Sendable, CustomStringConvertible {
         public var trustedOrigins: [URL]
         /// Where the methods' templates are.
         public var templates: TemplateStore
-        /// The session the API's operations run in; nil: `BaseOperation.defaultSession`.
+        /// The session the API's operations run in; nil: `NetworkSession.shared`.
         public var session: NetworkSession?
-        /// The retry policy of the API's operations; nil: `BaseOperation.defaultRetryPolicy`.
+        /// The retry policy of the API's operations; nil: their session's.
         public var retryPolicy: RetryPolicy?
+        /// The API's own stages (see `NetworkMiddleware`): after its session's, before the
+        /// API's authentication and telemetry, on every operation the scope makes or adopts
+        /// from then on. An operation keeps the chain it started with.
+        public var middleware: [any NetworkMiddleware] = []
         /// How the API's models are decoded.
         public var mapperConfiguration: Mapper.Configuration
         /// Whether calls answer from the templates instead of the network.
@@ -132,6 +136,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
     /// What an operation reads of its scope when it is made.
     struct Snapshot: Sendable {
         let name: String
+        /// The scope's reports not made yet.
+        let reportBacklog: ReportBacklog
         let configuration: Configuration
         let authentication: AuthenticationCoordinator?
         /// The scope's jar when its configuration uses cookies, else nil.
@@ -150,6 +156,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
     public let name: String
     /// The API's cookies, in memory: used only while the configuration's `usesCookies` is true.
     public let cookieJar = CookieJar()
+    /// The telemetry reports of the API's calls and refreshes not made yet.
+    let reportBacklog = ReportBacklog()
     private let state: Locked<State>
 
     /// A scope named `name` (its logger is labelled `APILayer.<name>` unless `configuration`
@@ -202,7 +210,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
     var snapshot: Snapshot {
         state.withLock {
             Snapshot(
-                name: name, configuration: $0.configuration, authentication: $0.authentication,
+                name: name, reportBacklog: reportBacklog, configuration: $0.configuration, authentication: $0.authentication,
                 cookieJar: $0.configuration.usesCookies ? cookieJar : nil)
         }
     }
@@ -235,7 +243,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
         }
         let coordinator = AuthenticationCoordinator(
             authenticator: authenticator, store: store, configuration: configuration,
-            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration))
+            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog))
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }
@@ -254,9 +262,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let snapshot = self.snapshot
         guard let coordinator = snapshot.authentication else { return }
         if let name = placement.parameterName { operation.redaction = operation.redaction.adding(parameters: [name]) }
-        operation.interceptor = ScopedAuthentication(
-            coordinator: coordinator, placement: placement,
-            origins: snapshot.configuration.origins)
+        operation.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: snapshot.configuration.origins))
     }
 
     /// Turns the API's authentication off: its operations no longer carry a token.

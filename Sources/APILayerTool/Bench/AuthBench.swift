@@ -27,7 +27,7 @@ struct AuthBench: AsyncParsableCommand {
         let realm = server.baseURL.appendingPathComponent("realm/bench-\(UUID().uuidString.prefix(8))")
         let configuration = NetworkSession.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = 64
-        BaseOperation.defaultSession = NetworkSession(configuration: configuration)
+        let session = NetworkSession(configuration: configuration)
         let authenticator = OAuthRefreshTokenAuthenticator(tokenURL: realm.appendingPathComponent("oauth/token"))
         var settings = AuthenticationCoordinator.Configuration()
         settings.refreshLimit = 100
@@ -35,7 +35,7 @@ struct AuthBench: AsyncParsableCommand {
         logger.logLevel = .warning
         // The storm goes the way an API's operations go: through the API's scope, which places
         // the token on the API's origin only.
-        let scope = APIScope(name: "bench", configuration: .init(baseURL: server.baseURL, logger: logger))
+        let scope = APIScope(name: "bench", configuration: .init(baseURL: server.baseURL, session: session, logger: logger))
         let coordinator = scope.configureAuthentication(
             authenticator: authenticator,
             store: InMemoryTokenStore(Token(accessToken: "never-issued", refreshToken: "seed-bench")),
@@ -85,6 +85,7 @@ struct AuthBench: AsyncParsableCommand {
         let started = DispatchTime.now()
         let batch = (0..<operations).map { _ in
             let operation = DTO.get(url)
+            operation.privateSession = scope.configuration.session
             scope.authorize(operation)
             return operation
         }

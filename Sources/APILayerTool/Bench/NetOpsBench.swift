@@ -43,13 +43,13 @@ struct NetOpsBench: AsyncParsableCommand {
         let smallURL = base.appendingPathComponent("json")
         let configuration = NetworkSession.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = 64
-        BaseOperation.defaultSession = NetworkSession(configuration: configuration)
+        let session = NetworkSession(configuration: configuration)
         let raw = URLSession(configuration: configuration)
 
         var figures: [BenchFigure] = []
         var notes: [String] = []
         for concurrency in [1, 8, 64] {
-            let result = measureThroughput(url: smallURL, concurrency: concurrency, raw: raw)
+            let result = measureThroughput(url: smallURL, concurrency: concurrency, raw: raw, session: session)
             figures.append(
                 BenchFigure(
                     name: "get-c\(concurrency)-throughput", value: result.ours.requestsPerSecond,
@@ -84,12 +84,14 @@ struct NetOpsBench: AsyncParsableCommand {
     }
 
     /// Alternates raw and NetOps rounds so drift in the machine's load hits both alike.
-    private func measureThroughput(url: URL, concurrency: Int, raw: URLSession) -> (ours: LoadResult, raw: LoadResult) {
+    private func measureThroughput(url: URL, concurrency: Int, raw: URLSession, session: NetworkSession) -> (ours: LoadResult, raw: LoadResult) {
         let sendRaw: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
             raw.dataTask(with: url) { _, _, _ in done() }.resume()
         }
         let sendOurs: @Sendable (@escaping @Sendable () -> Void) -> Void = { done in
-            DTO.get(url).onCompletion { _ in done() }.start()
+            let operation = DTO.get(url)
+            operation.privateSession = session
+            operation.onCompletion { _ in done() }.start()
         }
         // Warm both paths (connections, caches).
         _ = LoadRound.run(count: 200, concurrency: concurrency, send: sendRaw)

@@ -86,7 +86,7 @@ extension DemoScenario {
         report.check(
             results.count == 10 && results.allSatisfy { $0 } && newRefreshes == 1 && refused >= 1,
             "10/10 calls succeeded after exactly 1 refresh, in \(Int(milliseconds(since: started))) ms")
-        report.check(BaseOperation.postponedOperations.isEmpty, "no operation left parked")
+        report.check(coordinator.parkingLot.operations.isEmpty, "no operation left parked")
     }
 
     func profileScreen() async {

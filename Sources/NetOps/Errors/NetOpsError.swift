@@ -52,11 +52,29 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     public var kind: Kind
     /// The URL of the request (as far as it was known).
     public var url: URL?
+    /// The error a stage of the middleware chain failed the operation with, as it was thrown
+    /// or decided (APILayer's typed `APIError`, a service's own): the `.rejected` error wraps it
+    /// as a value, and its reason is its description. Not compared by `==`.
+    public var underlying: (any Error)?
 
     /// An error of `kind` concerning `url`.
     public init(_ kind: Kind, url: URL?) {
         self.kind = kind
         self.url = url
+    }
+
+    /// A `.rejected` error concerning `url` that carries `underlying`, the error a stage of the
+    /// middleware chain decided on.
+    public init(rejecting underlying: any Error, url: URL?) {
+        self.kind = .rejected(reason: String(describing: underlying))
+        self.url = url
+        self.underlying = underlying
+    }
+
+    /// Whether two errors are of the same kind for the same URL (their underlying errors are not
+    /// compared).
+    public static func == (lhs: NetOpsError, rhs: NetOpsError) -> Bool {
+        lhs.kind == rhs.kind && lhs.url == rhs.url
     }
 
     /// The HTTP status, when the failure is an unaccepted status.

@@ -20,7 +20,12 @@ extension BaseOperation {
     /// to a file and is not limited.
     public var maximumResponseBodyBytes: Int64? {
         get { withLock { storage.settings.maximumResponseBodyBytes } }
-        set { withLock { storage.settings.maximumResponseBodyBytes = newValue.map { max(0, $0) } } }
+        set {
+            updateSettings { settings in
+                settings.maximumResponseBodyBytes = newValue.map { max(0, $0) }
+                settings.overrides.insert(.maximumResponseBodyBytes)
+            }
+        }
     }
 
     /// The error for a body of at least `length` bytes when it exceeds the limit kept in memory,

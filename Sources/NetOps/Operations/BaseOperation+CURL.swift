@@ -9,7 +9,12 @@ extension BaseOperation {
     /// `Redaction.standard` unless the operation's API adds names of its own.
     public var redaction: Redaction {
         get { withLock { storage.settings.redaction } }
-        set { withLock { storage.settings.redaction = newValue } }
+        set {
+            updateSettings { settings in
+                settings.redaction = newValue
+                settings.overrides.insert(.redaction)
+            }
+        }
     }
 
     /// A `curl` command that sends this operation's request again, with secrets replaced by

@@ -5,41 +5,101 @@ import FoundationNetworking
 #endif
 
 extension BaseOperation {
-    private static let sharedSession = Locked<NetworkSession?>(nil)
-
     /// The session operations run in unless they have a `privateSession`.
-    ///
-    /// Made on first use with `NetworkSession.defaultConfiguration()`; replace it before making
-    /// operations to change limits or headers for all of them (an operation reads it when it is
-    /// made).
-    public static var defaultSession: NetworkSession {
-        get {
-            if let session = sharedSession.withLock({ $0 }) { return session }
-            // Made outside the lock (making a URLSession is slow); a thread that raced this one
-            // and stored its session first wins, and this one is invalidated unused.
-            let made = NetworkSession()
-            let kept = sharedSession.withLock { session in
-                if let session { return session }
-                session = made
-                return made
-            }
-            if kept !== made { (made.engine as? URLSessionEngine)?.session.finishTasksAndInvalidate() }
-            return kept
-        }
-        set { sharedSession.withLock { $0 = newValue } }
-    }
+    @available(
+        *, deprecated, renamed: "NetworkSession.shared",
+        message: "sessions are configured when made; give an operation its own with privateSession"
+    )
+    public static var defaultSession: NetworkSession { NetworkSession.shared }
 
-    /// A session for this operation only; nil (the default) uses `defaultSession`.
+    /// The session this operation runs in; nil (the default) runs it in `NetworkSession.shared`,
+    /// which is made only then.
+    ///
+    /// Like every setting of an operation, it is read when the operation starts: set after
+    /// `start()`, it is ignored.
     public var privateSession: NetworkSession? {
         get { withLock { storage.settings.privateSession } }
-        set { withLock { storage.settings.privateSession = newValue } }
+        set { updateSettings { settings in settings.privateSession = newValue } }
+    }
+
+    /// The stages of this operation's own, after its session's (and its API scope's):
+    /// see `NetworkMiddleware`. Read when the operation starts.
+    public var middleware: [any NetworkMiddleware] {
+        get { withLock { storage.settings.middleware } }
+        set { updateSettings { settings in settings.middleware = newValue } }
+    }
+
+    /// Adds `stage` after the operation's other stages (before it starts).
+    @discardableResult
+    public func use(_ stage: any NetworkMiddleware) -> Self {
+        updateSettings { settings in settings.middleware.append(stage) }
+        return self
+    }
+
+    /// Changes a setting of an operation that has not started; after `start()` the settings
+    /// are frozen and the change is ignored.
+    func updateSettings(_ change: (inout Settings) -> Void) {
+        withLock {
+            guard storage.frozen == nil else { return }
+            change(&storage.settings)
+        }
+    }
+
+    /// Fixes the session and the chain when the operation first starts, and claims its run
+    /// slot (`timeLimitBetweenRuns`) outside the operation's lock; later calls return what was
+    /// fixed.
+    func freeze() -> Frozen {
+        let (fixed, settings, request) = withLock { (storage.frozen, storage.settings, try? storage.request.get()) }
+        if let fixed { return fixed }
+        // `NetworkSession.shared` is made here, outside the lock, and only when needed.
+        let session = settings.privateSession ?? NetworkSession.shared
+        var runKey: String?
+        var refusal: NetOpsError?
+        if settings.timeLimitBetweenRuns > 0, let url = request?.url {
+            let key = Self.runLimitKey(settings: settings, request: request)
+            if let until = session.runLimits.claim(key) {
+                refusal = NetOpsError(.tooSoon(retryAfter: until), url: url)
+            } else {
+                runKey = key
+            }
+        }
+        var chain = session.options.middleware
+        let retry = settings.retryPolicy ?? session.options.retryPolicy
+        if retry.maximumAttempts > 1 { chain.append(RetryMiddleware(policy: retry)) }
+        if let interceptor = settings.interceptor {
+            chain.append(interceptor as? any NetworkMiddleware ?? InterceptorMiddleware(interceptor: interceptor))
+        }
+        chain += settings.middleware
+        chain.append(ConnectivityMiddleware(monitor: settings.connectivityMonitor))
+        let made = Frozen(session: session, chain: chain, runSlotRefusal: refusal)
+        let (kept, lost) = withLock { () -> (Frozen, Bool) in
+            if let fixed = storage.frozen { return (fixed, true) }
+            storage.frozen = made
+            applySessionOptionsLocked(session.options)
+            if runKey != nil { storage.history.holdsRunSlot = true }
+            return (made, false)
+        }
+        // Another thread started the operation first: the slot claimed here is not needed.
+        if lost, let runKey { session.runLimits.release(runKey, until: Date()) }
+        return kept
+    }
+
+    /// Fills in what the operation's maker left to its session. Call with the lock held.
+    private func applySessionOptionsLocked(_ options: NetworkSession.Options) {
+        let overrides = storage.settings.overrides
+        if !overrides.contains(.idleTimeout), let idle = options.idleTimeout { storage.settings.idleTimeout = idle }
+        if !overrides.contains(.totalTimeout), let total = options.totalTimeout { storage.settings.totalTimeout = total }
+        if !overrides.contains(.maximumResponseBodyBytes) {
+            storage.settings.maximumResponseBodyBytes = options.maximumResponseBodyBytes
+        }
+        if !overrides.contains(.redaction) { storage.settings.redaction = options.redaction }
     }
 
     /// The statuses that count as success; others end the operation `.failedFinished` with
     /// `.httpStatus` (the body is still available). Default: 200–299.
     public var acceptableStatusCodes: Set<Int> {
         get { withLock { storage.settings.acceptableStatusCodes } }
-        set { withLock { storage.settings.acceptableStatusCodes = newValue } }
+        set { updateSettings { settings in settings.acceptableStatusCodes = newValue } }
     }
 
     /// The request as the operation will send it (before any `Range` header of a resumption).

@@ -6,7 +6,7 @@ extension BaseOperation {
     /// machine's interfaces and the connection's own error tell.
     public var connectivityMonitor: ConnectivityMonitor? {
         get { withLock { storage.settings.connectivityMonitor } }
-        set { withLock { storage.settings.connectivityMonitor = newValue } }
+        set { updateSettings { settings in settings.connectivityMonitor = newValue } }
     }
 
     /// `error`, or `.offline` in its place when a failure to connect came from the network

@@ -6,7 +6,12 @@ extension BaseOperation {
     /// `.idleTimeout`. Fractions are honoured. Defaults to the request's `timeoutInterval` (60 s).
     public var idleTimeout: TimeInterval {
         get { withLock { storage.settings.idleTimeout } }
-        set { withLock { storage.settings.idleTimeout = max(0.001, newValue) } }
+        set {
+            updateSettings { settings in
+                settings.idleTimeout = max(0.001, newValue)
+                settings.overrides.insert(.idleTimeout)
+            }
+        }
     }
 
     /// The most seconds the operation may spend working (time suspended does not count; the
@@ -17,7 +22,12 @@ extension BaseOperation {
     /// parked set: a later replay or failure of the parked operations does not touch it.
     public var totalTimeout: TimeInterval? {
         get { withLock { storage.settings.totalTimeout } }
-        set { withLock { storage.settings.totalTimeout = newValue.map { max(0.001, $0) } } }
+        set {
+            updateSettings { settings in
+                settings.totalTimeout = newValue.map { max(0.001, $0) }
+                settings.overrides.insert(.totalTimeout)
+            }
+        }
     }
 
     /// When the current transfer's nearer deadline falls. Call with the lock held.
@@ -42,7 +52,9 @@ extension BaseOperation {
                 guard let parked = storage.history.parked, parked.number == attempt, let total = storage.settings.totalTimeout else { return }
                 let worked = storage.history.workedSeconds + Self.seconds(since: parked.since)
                 guard worked >= total else {
-                    again = (sessionInEffectLocked.deadlines, parked.since + max(0, total - storage.history.workedSeconds))
+                    if let session = sessionInEffectLocked {
+                        again = (session.deadlines, parked.since + max(0, total - storage.history.workedSeconds))
+                    }
                     return
                 }
                 let error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
@@ -59,7 +71,7 @@ extension BaseOperation {
             } else if let total = storage.settings.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {
-                again = (sessionInEffectLocked.deadlines, nextDeadlineLocked())
+                if let session = sessionInEffectLocked { again = (session.deadlines, nextDeadlineLocked()) }
                 return
             }
             apply({ $0.abort(error) }, to: &effects)

@@ -5,88 +5,58 @@ import FoundationNetworking
 #endif
 
 extension BaseOperation {
-    /// The operations parked until a fresh credential exists, first parked first.
+    /// The operations parked in `NetworkSession.shared`'s lot, first parked first.
+    @available(*, deprecated, message: "parked operations belong to a session or a stage: use session.postponedOperations or a ParkingLot")
     public static var postponedOperations: [BaseOperation] {
-        PostponedOperations.shared.all
+        NetworkSession.shared.postponedOperations
     }
 
-    /// Parks a working operation: its transfer stops and it waits, still working, for
-    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)`
-    /// (or its own `totalTimeout`: time parked counts against it).
+    /// Parks a working operation in its session's lot (`NetworkSession.parkingLot`): its
+    /// transfer stops and it waits, still working, for the session's
+    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)` (or
+    /// its own `totalTimeout`: time parked counts against it).
     ///
-    /// An operation parked this way belongs to the caller: an `AuthenticationCoordinator`
-    /// replays and fails only the operations it parked itself.
+    /// An operation parked this way belongs to the caller: an API's authentication coordinator
+    /// replays and fails only the operations parked in its own lot.
     ///
     /// - Returns: false when the operation was not working (not started, suspended, or final).
     @discardableResult
     public static func postpone(_ operation: BaseOperation) -> Bool {
         var parked = false
-        operation.withEffects { effects in
-            operation.apply(
-                { machine in
-                    let action = machine.postpone()
-                    parked = action != .none
-                    return action
-                }, to: &effects)
-        }
+        operation.withEffects { parked = operation.parkLocked(in: nil, effects: &$0) }
         return parked
     }
 
-    /// Replays every parked operation, first parked first: each request is rebuilt through
-    /// `update` (for example to put a fresh token in), then through the operation's
-    /// interceptor, and sent again.
-    ///
-    /// It acts on **all** parked operations of the process, whoever parked them: every API's
-    /// (an `update` that adds a token would put one API's token on another API's requests) and
-    /// those of every interceptor. A service with more than one API, or with a token
-    /// coordinator, replays through the coordinator instead, which replays only its own; take
-    /// single operations with `take(_:)` and `replay(update:)`.
-    ///
-    /// - Returns: the operations replayed.
+    /// Replays every operation parked in `NetworkSession.shared`'s lot.
+    @available(*, deprecated, message: "replay through the session (session.performPostponedOperations) or the ParkingLot that holds them")
     @discardableResult
     public static func performPostponedOperations(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
-        let operations = PostponedOperations.shared.takeAll()
-        for operation in operations { operation.replay(update: update) }
-        return operations
+        NetworkSession.shared.performPostponedOperations(update: update)
     }
 
-    /// Ends every parked operation with `error` (`.failedFinished`), first parked first, on the
-    /// calling thread: their completions run in that order, and every thread in `syncStart()`
-    /// and every `run()` waiting on them returns.
-    ///
-    /// It acts on **all** parked operations of the process, whoever parked them (every API's,
-    /// every interceptor's); to end one, `take(_:)` it and call `failPostponed(with:)`.
-    ///
-    /// - Returns: the operations ended.
+    /// Ends every operation parked in `NetworkSession.shared`'s lot with `error`.
+    @available(*, deprecated, message: "fail through the session (session.removeAllPostponedOperations) or the ParkingLot that holds them")
     @discardableResult
     public static func removeAllPostponedOperations(failingWith error: NetOpsError) -> [BaseOperation] {
-        let operations = PostponedOperations.shared.takeAll()
-        for operation in operations { operation.failPostponed(with: error) }
-        return operations
+        NetworkSession.shared.removeAllPostponedOperations(failingWith: error)
     }
 
-    /// Releases everything that waits on a parked operation, for good: every parked operation
-    /// ends `.failedFinished` with `.authenticationFailed` ("parked operations released"), first
-    /// parked first, so each thread blocked in its `syncStart()` and each `run()` awaiting it
-    /// returns, and its completion runs. Nothing is replayed; a service calls this when it gives
-    /// up on the credential (a logout, a shutdown). Like `removeAllPostponedOperations`, it acts
-    /// on every API's parked operations.
-    ///
-    /// A waiter is never released while its operation stays parked (`mayReleaseSyncWaiter` is
-    /// false until the operation is final): that would hand it an operation without a result.
-    ///
-    /// - Returns: the operations ended.
+    /// Releases every waiter of an operation parked in `NetworkSession.shared`'s lot.
+    @available(*, deprecated, message: "use session.releaseSyncWaitersOfPostponed()")
     @discardableResult
     public static func releaseSyncWaitersOfPostponed() -> [BaseOperation] {
-        removeAllPostponedOperations(failingWith: NetOpsError(.authenticationFailed(reason: "parked operations released"), url: nil))
+        NetworkSession.shared.releaseSyncWaitersOfPostponed()
     }
 
-    /// Takes `operation` out of the parked set; true when it was there (exactly one caller wins).
-    /// An interceptor's `didPostpone` uses it to replay or fail an operation that parked after
-    /// the others were replayed.
+    /// Takes `operation` out of the lot it is parked in; true when it was there (exactly one
+    /// caller wins).
+    @available(*, deprecated, message: "take it from its lot: operation.parkingLot?.take(operation)")
     public static func take(_ operation: BaseOperation) -> Bool {
-        PostponedOperations.shared.take(operation)
+        operation.parkingLot?.take(operation) ?? false
     }
+
+    /// The lot the operation is parked in; nil while it is not parked.
+    public var parkingLot: ParkingLot? { withLock { storage.parkedIn } }
 
     /// True while the operation is parked (its `state` is `.working`).
     public var isPostponed: Bool { withLock { machine.isPostponed } }
@@ -119,27 +89,17 @@ extension BaseOperation {
         }
     }
 
-    /// Hooks that prepare each request and judge each response (credentials, 401s); nil uses
-    /// `BaseOperation.defaultInterceptor`.
+    /// Hooks that prepare each request and judge each response (credentials, 401s): a stage of
+    /// the operation's chain, after its session's stages and its retry policy. Prefer
+    /// `middleware`, which any number of stages share.
     public var interceptor: (any OperationInterceptor)? {
         get { withLock { storage.settings.interceptor } }
-        set { withLock { storage.settings.interceptor = newValue } }
+        set { updateSettings { settings in settings.interceptor = newValue } }
     }
 
-    private static let sharedInterceptor = Locked<(any OperationInterceptor)?>(nil)
-
-    /// The interceptor of operations that have none of their own; nil by default. An operation
-    /// reads it when it is made. APILayer never sets it: an API's token goes on its own
-    /// operations only.
-    public static var defaultInterceptor: (any OperationInterceptor)? {
-        get { sharedInterceptor.withLock { $0 } }
-        set { sharedInterceptor.withLock { $0 = newValue } }
-    }
-
-    /// The interceptor that judges this operation: its own, else the default it was made with.
-    package var effectiveInterceptor: (any OperationInterceptor)? {
-        withLock { interceptorInEffectLocked }
-    }
+    /// The interceptor of operations that have none of their own: always nil now.
+    @available(*, deprecated, message: "add a NetworkMiddleware to the session (NetworkSession.Options.middleware)")
+    public static var defaultInterceptor: (any OperationInterceptor)? { nil }
 
     /// Values an interceptor or a caller attaches to the operation (for example the version of
     /// the credential its request carried).

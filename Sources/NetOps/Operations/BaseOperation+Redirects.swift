@@ -11,7 +11,7 @@ extension BaseOperation {
     /// response (and fails the operation unless its status is acceptable).
     public var followsRedirects: Bool {
         get { withLock { storage.settings.followsRedirects } }
-        set { withLock { storage.settings.followsRedirects = newValue } }
+        set { updateSettings { settings in settings.followsRedirects = newValue } }
     }
 
     /// The cookie jar whose cookies the operation sends and into which it stores the cookies
@@ -22,6 +22,6 @@ extension BaseOperation {
     /// on a redirect, the jar alone says which cookies the next request carries.
     public var cookieJar: CookieJar? {
         get { withLock { storage.settings.cookieJar } }
-        set { withLock { storage.settings.cookieJar = newValue } }
+        set { updateSettings { settings in settings.cookieJar = newValue } }
     }
 }

@@ -6,26 +6,22 @@ import FoundationNetworking
 #endif
 
 extension BaseOperation {
-    private static let sharedRetryPolicy = Locked(RetryPolicy.none)
+    /// The retry policy of operations that have none of their own.
+    @available(*, deprecated, message: "set NetworkSession.Options.retryPolicy on the session the operations run in")
+    public static var defaultRetryPolicy: RetryPolicy { NetworkSession.shared.options.retryPolicy }
 
-    /// The retry policy of operations that have none of their own: `.none` unless you set one.
-    /// An operation reads it when it is made.
-    public static var defaultRetryPolicy: RetryPolicy {
-        get { sharedRetryPolicy.withLock { $0 } }
-        set { sharedRetryPolicy.withLock { $0 = newValue } }
-    }
-
-    /// This operation's retry policy; nil (the default) uses `BaseOperation.defaultRetryPolicy`.
+    /// This operation's retry policy; nil (the default) uses its session's
+    /// (`NetworkSession.Options.retryPolicy`).
     public var retryPolicy: RetryPolicy? {
         get { withLock { storage.settings.retryPolicy } }
-        set { withLock { storage.settings.retryPolicy = newValue } }
+        set { updateSettings { settings in settings.retryPolicy = newValue } }
     }
 
     /// Whether the request may be sent twice: by default true for idempotent methods only. Set
     /// it for a POST whose body the server deduplicates.
     public var isReplayable: Bool {
         get { withLock { isReplayableLocked } }
-        set { withLock { storage.settings.isReplayable = newValue } }
+        set { updateSettings { settings in settings.isReplayable = newValue } }
     }
 
     var isReplayableLocked: Bool {
@@ -60,7 +56,9 @@ extension BaseOperation {
         _ = machine.replaceRun(with: next)
         if let ended = machine.takeEndedRun() { end(ended, stopping: false, in: &effects) }
         timer.resume()
-        if storage.settings.totalTimeout != nil { effects.arm = (sessionInEffectLocked.deadlines, number, nextDeadlineLocked()) }
+        if storage.settings.totalTimeout != nil, let session = sessionInEffectLocked {
+            effects.arm = (session.deadlines, number, nextDeadlineLocked())
+        }
     }
 
     private func retryNow(run number: UInt64) {

@@ -30,11 +30,30 @@ extension BaseOperation {
         var ownership = Ownership()
         /// What its runs so far add up to.
         var history = RunHistory()
+        /// What was fixed when the operation first started: its session and middleware chain.
+        var frozen: Frozen?
+        /// The lot the operation is parked in, while it is parked.
+        var parkedIn: ParkingLot?
+    }
+
+    /// What an operation fixes when it first starts: the session it runs in (its
+    /// `privateSession`, else `NetworkSession.shared`) and the chain its requests and answers
+    /// pass through. Nothing set on the operation, its session or its scope afterwards changes
+    /// them.
+    struct Frozen {
+        let session: NetworkSession
+        /// The stages, outermost first: the session's, the retry policy's, the interceptor's,
+        /// the operation's own, and connectivity's last.
+        let chain: [any NetworkMiddleware]
+        /// Why the run slot of `timeLimitBetweenRuns` was refused, if it was.
+        let runSlotRefusal: NetOpsError?
     }
 
     /// How an operation is to run: what its maker sets before it starts.
     struct Settings {
         var privateSession: NetworkSession?
+        /// The settings the operation's maker set, which its session's options do not replace.
+        var overrides: Overrides = []
         var acceptableStatusCodes = BaseOperation.successStatusCodes
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
@@ -46,12 +65,18 @@ extension BaseOperation {
         var interceptor: (any OperationInterceptor)?
         var retryPolicy: RetryPolicy?
         var isReplayable: Bool?
-        var responseCheck: (@Sendable (BaseOperation) -> NetOpsError?)?
         var connectivityMonitor: ConnectivityMonitor?
-        var observer: (any TransferObserver)?
+        var middleware: [any NetworkMiddleware] = []
         var redaction = Redaction.standard
-        /// The process-wide defaults, read once when the operation was made.
-        let defaults: Defaults
+    }
+
+    /// The settings an operation's maker set explicitly.
+    struct Overrides: OptionSet {
+        let rawValue: UInt8
+        static let idleTimeout = Overrides(rawValue: 1 << 0)
+        static let totalTimeout = Overrides(rawValue: 1 << 1)
+        static let maximumResponseBodyBytes = Overrides(rawValue: 1 << 2)
+        static let redaction = Overrides(rawValue: 1 << 3)
     }
 
     /// The closures and waiters told of an operation's progress, state and end (the delegate is
@@ -98,39 +123,9 @@ extension BaseOperation {
         var dateDelayAfterExecution: Date?
     }
 
-    // What is in effect, read field by field: a computed property of `Settings` called on
-    // `storage.settings` made Swift copy the whole struct for each call (callgrind: five copies
-    // per request).
-
-    /// The interceptor in effect: the operation's own, else the default it was made with. Call
-    /// with the lock held.
-    var interceptorInEffectLocked: (any OperationInterceptor)? {
-        storage.settings.interceptor ?? storage.settings.defaults.interceptor
-    }
-
-    /// The retry policy in effect: the operation's own, else the default it was made with. Call
-    /// with the lock held.
-    var retryPolicyInEffectLocked: RetryPolicy {
-        storage.settings.retryPolicy ?? storage.settings.defaults.retryPolicy
-    }
-
-    /// The session the operation's transfers run in. Call with the lock held.
-    var sessionInEffectLocked: NetworkSession {
-        storage.settings.privateSession ?? storage.settings.defaults.session
-    }
-
-    /// The process-wide defaults an operation falls back on, read once when it is made: changing
-    /// them later affects operations made later, and no transfer reads process-wide state.
-    struct Defaults {
-        let session: NetworkSession
-        let interceptor: (any OperationInterceptor)?
-        let retryPolicy: RetryPolicy
-
-        static var current: Defaults {
-            Defaults(
-                session: BaseOperation.defaultSession, interceptor: BaseOperation.defaultInterceptor,
-                retryPolicy: BaseOperation.defaultRetryPolicy)
-        }
+    /// The session the operation's transfers run in, once it started. Call with the lock held.
+    var sessionInEffectLocked: NetworkSession? {
+        storage.frozen?.session
     }
 
     /// The lazily parsed JSON of the response.

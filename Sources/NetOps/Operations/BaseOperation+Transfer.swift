@@ -29,7 +29,8 @@ extension BaseOperation {
         guard scheme == "http" || scheme == "https" else {
             return .failure(NetOpsError(.unsupportedScheme(scheme), url: url))
         }
-        if firstRun, let refusal = claimRunSlotLocked(url: url) { return .failure(refusal) }
+        guard let frozen = storage.frozen else { return .failure(NetOpsError(.cancelled, url: url)) }
+        if firstRun, let refusal = frozen.runSlotRefusal { return .failure(refusal) }
         guard let number = machine.withRun({ $0.number }) else {
             return .failure(NetOpsError(.cancelled, url: url))
         }
@@ -58,11 +59,10 @@ extension BaseOperation {
             run.requestedOffset = requestedOffset
             run.lastActivity = now
         }
-        let session = sessionInEffectLocked
         return .success(
             PreparedTransfer(
-                request: attemptRequest, body: storage.body, engine: session.engine, attempt: number,
-                deadlines: session.deadlines, deadline: nextDeadlineLocked()))
+                request: attemptRequest, body: storage.body, session: frozen.session, chain: frozen.chain, attempt: number,
+                attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
     /// Stands in for an operation's request while `prepareTransfer` holds it alone.
@@ -83,73 +83,105 @@ extension BaseOperation {
         return false
     }
 
-    /// Hands a prepared transfer to its engine (outside the lock), after the interceptor saw it.
+    /// Hands a prepared transfer to its engine (outside the lock), after its chain prepared it.
     func launch(_ prepared: PreparedTransfer) {
-        prepared.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
+        prepared.session.deadlines.arm(self, attempt: prepared.attempt, at: prepared.deadline)
         if let failure = writeDeferredForm() {
-            withEffects { effects in
-                guard isCurrent(prepared.attempt) else { return }
-                apply({ $0.abort(failure) }, to: &effects)
-            }
+            abort(attempt: prepared.attempt, with: failure)
             return
         }
         var request = prepared.request
-        if let interceptor = withLock({ interceptorInEffectLocked }) {
-            switch interceptor.adapt(request, for: self) {
-            case let .proceed(adapted):
-                request = adapted
-            case .postpone:
+        let context = MiddlewareContext(operation: self, attempt: prepared.attemptsBefore + 1, session: prepared.session)
+        for stage in prepared.chain {
+            let decision: PrepareDecision
+            do { decision = try stage.prepare(&request, context: context) } catch { decision = .fail(error) }
+            switch decision {
+            case .proceed:
+                continue
+            case let .park(lot):
                 withEffects { effects in
                     guard isCurrent(prepared.attempt) else { return }
-                    apply({ $0.postpone() }, to: &effects)
+                    parkLocked(in: lot, effects: &effects)
                 }
                 return
             case let .fail(error):
-                withEffects { effects in
-                    guard isCurrent(prepared.attempt) else { return }
-                    apply({ $0.abort(error) }, to: &effects)
-                }
+                abort(attempt: prepared.attempt, with: operationError(error))
                 return
             }
         }
-        let counted = withLock { () -> (number: Int, observer: (any TransferObserver)?, rules: RedirectRules)? in
+        let counted = withLock { () -> (number: Int, rules: RedirectRules)? in
             guard isCurrent(prepared.attempt) else { return nil }
             storage.history.attemptsMade += 1
             let rules = RedirectRules(
                 follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
-            return (storage.history.attemptsMade, storage.settings.observer, rules)
+            return (storage.history.attemptsMade, rules)
         }
         guard let counted else { return }
         if let jar = counted.rules.cookies, let url = request.url, let cookies = jar.cookieHeader(for: url) {
             let own = request.value(forHTTPHeaderField: "Cookie")
             request.setValue(own.map { $0 + "; " + cookies } ?? cookies, forHTTPHeaderField: "Cookie")
         }
-        if let observer = counted.observer {
-            request = observer.willSend(request, attempt: counted.number, for: self)
-        }
         // The one check of what goes on the wire, the same for both engines, after everything
-        // that adds to the request (interceptor, token, cookies, trace headers).
+        // that adds to the request (every stage: a token, trace headers, a service's own) and
+        // the cookies.
         switch RequestCheck.checked(request) {
         case let .success(checked):
             request = checked
         case let .failure(refusal):
-            counted.observer?.didFinish(
-                AttemptReport(attempt: counted.number, response: nil, error: refusal, bytesSent: 0, bytesReceived: 0), for: self)
-            withEffects { effects in
-                guard isCurrent(prepared.attempt) else { return }
-                apply({ $0.abort(refusal) }, to: &effects)
-            }
+            // The stages hear of the attempt (telemetry closes it), but a request that cannot
+            // go is never retried or parked: it ends the operation whatever they say.
+            var verdict = Verdict.fail(refusal)
+            let outcome = AttemptOutcome(
+                request: request, response: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
+                isReplayable: false)
+            let judged = MiddlewareContext(operation: self, attempt: counted.number, session: prepared.session)
+            for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: judged) }
+            abort(attempt: prepared.attempt, with: refusal)
             return
         }
         withLock { storage.lastSentRequest = request }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: counted.rules)
-        let handle = prepared.engine.startTransfer(request, body: prepared.body, events: events)
+        let handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
             guard isCurrent(prepared.attempt) else { return true }
             _ = machine.updateRun { $0.handle = handle }
             return false
         }
         if stale { handle.cancel() }
+    }
+
+    /// Ends the operation with `error` if run `attempt` is still the current one.
+    private func abort(attempt: UInt64, with error: NetOpsError) {
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            apply({ $0.abort(error) }, to: &effects)
+        }
+    }
+
+    /// Parks the operation in `lot` (nil: its session's) if it is working; true when it
+    /// parked. Call with the lock held.
+    @discardableResult
+    func parkLocked(in lot: ParkingLot?, effects: inout Effects) -> Bool {
+        guard !machine.isPostponed else { return false }
+        storage.parkedIn = lot
+        var parked = false
+        apply(
+            { machine in
+                let action = machine.postpone()
+                parked = action != .none
+                return action
+            }, to: &effects)
+        if !parked { storage.parkedIn = nil }
+        return parked
+    }
+
+    /// The operation's error for what a stage failed it with: a `NetOpsError` as it is (with
+    /// the request's URL when it names none), any other error wrapped as `.rejected`.
+    func operationError(_ error: any Error) -> NetOpsError {
+        let url = withLock { currentURL }
+        guard var own = error as? NetOpsError else { return NetOpsError(rejecting: error, url: url) }
+        if own.url == nil { own.url = url }
+        return own
     }
 
     /// Writes the multipart form the operation was made with to its body file, once, on the
@@ -277,101 +309,63 @@ extension BaseOperation {
     }
 
     func attempt(_ attempt: UInt64, didCompleteWith failure: TransferFailure?) {
-        // The operation's own verdict, taken under the lock …
+        // The operation's own reading, taken under the lock …
         struct Outcome {
-            let error: NetOpsError?
-            let response: ResponseHead?
-            let body: Data
-            let interceptor: (any OperationInterceptor)?
-            let policy: RetryPolicy
-            let attemptsMade: Int
-            let waited: TimeInterval
-            let replayable: Bool
-            let check: (@Sendable (BaseOperation) -> NetOpsError?)?
-            let connectivity: ConnectivityMonitor?
-            let observer: (any TransferObserver)?
-            let progress: TransferProgress
-            let resumedAt: Int64
+            let outcome: AttemptOutcome
+            let chain: [any NetworkMiddleware]
+            let context: MiddlewareContext
         }
-        let outcome = withLock { () -> Outcome? in
-            guard isCurrent(attempt) else { return nil }
-            return Outcome(
-                error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
-                response: storage.response,
+        let taken = withLock { () -> Outcome? in
+            guard isCurrent(attempt), let frozen = storage.frozen else { return nil }
+            let resumedAt = machine.withRun { $0.requestedOffset } ?? 0
+            let outcome = AttemptOutcome(
+                request: storage.lastSentRequest ?? URLRequest(url: currentURL ?? Self.placeholderURL),
+                response: storage.response?.httpURLResponse,
                 body: (sink as? MemorySink)?.data ?? Data(),
-                interceptor: interceptorInEffectLocked,
-                policy: retryPolicyInEffectLocked,
-                attemptsMade: storage.history.attemptsMade,
-                waited: storage.history.retryWaited,
-                replayable: isReplayableLocked,
-                check: storage.settings.responseCheck,
-                connectivity: storage.settings.connectivityMonitor,
-                observer: storage.settings.observer,
-                progress: storage.progress,
-                resumedAt: machine.withRun { $0.requestedOffset } ?? 0
-            )
+                error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
+                bytesSent: storage.progress.bytesSent,
+                bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),
+                retryWaited: storage.history.retryWaited,
+                isReplayable: isReplayableLocked)
+            let context = MiddlewareContext(operation: self, attempt: storage.history.attemptsMade, session: frozen.session)
+            return Outcome(outcome: outcome, chain: frozen.chain, context: context)
         }
-        guard let outcome else { return }
-        // A failure to connect is told apart from the network being down, outside the lock.
-        let failureError = outcome.error.map { Self.connectivityVerdict(on: $0, monitor: outcome.connectivity) }
-        if let observer = outcome.observer {
-            let received = max(0, outcome.progress.bytesReceived - outcome.resumedAt)
-            observer.didFinish(
-                AttemptReport(
-                    attempt: outcome.attemptsMade, response: outcome.response?.httpURLResponse, error: failureError,
-                    bytesSent: outcome.progress.bytesSent, bytesReceived: received), for: self)
+        guard let taken else { return }
+        let outcome = taken.outcome
+        // … then the chain's, innermost stage first, outside it …
+        var verdict: Verdict = outcome.error.map { .fail($0) } ?? .accept
+        for stage in taken.chain.reversed() {
+            do { try stage.judge(outcome, verdict: &verdict, context: taken.context) } catch { verdict = .fail(error) }
         }
-        // … then the interceptor's and the retry policy's, outside it …
-        var decision = ResponseDecision.useDefault
-        if failure == nil, let response = outcome.response, let interceptor = outcome.interceptor {
-            decision = interceptor.judge(response.httpURLResponse, body: outcome.body, for: self)
-        }
-        if case .useDefault = decision, let error = failureError {
-            var random = JitterRandom()
-            if let delay = outcome.policy.delay(
-                after: error, response: outcome.response?.httpURLResponse, attemptsMade: outcome.attemptsMade,
-                waited: outcome.waited, replayable: outcome.replayable, random: &random)
-            {
-                decision = .retry(after: delay)
-            }
-        }
-        // … then, for a response the operation accepts, the check of the layer above …
-        var rejection: NetOpsError?
-        if case .useDefault = decision, failureError == nil, let check = outcome.check {
-            rejection = check(self)
-        }
-        // … and the result applied under the lock, if nothing overtook it meanwhile.
+        // … and the verdict applied under the lock, if nothing overtook it meanwhile.
+        let failure: NetOpsError? = verdict.failure.map(operationError)
         withEffects { effects in
             guard isCurrent(attempt) else { return }
-            switch decision {
-            case .postpone:
-                apply({ $0.postpone() }, to: &effects)
+            switch verdict {
+            case let .park(lot):
+                parkLocked(in: lot, effects: &effects)
             case let .retry(delay):
                 scheduleRetryLocked(after: delay, effects: &effects)
-            case let .fail(error):
-                if sink is FileSink { effects.cleanUp(sink.discard()) }
+            case .accept where outcome.error == nil || outcome.error?.httpStatus != nil:
+                var committed: NetOpsError?
+                do { try sink.commit() } catch { committed = fileError(error) }
+                if committed != nil { effects.cleanUp(sink.discard()) }
+                apply({ $0.transferFinished(failure: committed) }, to: &effects)
+            case .accept, .fail:
+                // An accept of an attempt that brought no whole response keeps its failure.
+                let error = failure ?? outcome.error ?? NetOpsError(.connectionLost(reason: "no response"), url: currentURL)
+                // A body that came with an unaccepted status, or that a stage refused, stays
+                // readable in memory (it says why); partial files, and what a broken transfer
+                // left, always go.
+                let brokenTransfer = error == outcome.error && error.httpStatus == nil
+                if sink is FileSink || brokenTransfer { effects.cleanUp(sink.discard()) }
                 apply({ $0.transferFinished(failure: error) }, to: &effects)
-            case .useDefault:
-                var failure = failureError ?? rejection
-                if failureError == nil {
-                    do { try sink.commit() } catch { failure = fileError(error) }
-                }
-                // A body that came with an unaccepted status, or that the check rejected, stays
-                // readable in memory (it says why); partial files always go.
-                if let failure, (failure.httpStatus == nil && failure != rejection) || sink is FileSink {
-                    effects.cleanUp(sink.discard())
-                }
-                apply({ $0.transferFinished(failure: failure) }, to: &effects)
             }
         }
     }
 
-    /// Sets the check a response that arrived whole and was accepted must pass before the
-    /// operation ends: it runs outside the lock, after the interceptor and the retry policy,
-    /// and an error it returns fails the operation (`.failedFinished`) with that error.
-    package func setResponseCheck(_ check: @escaping @Sendable (BaseOperation) -> NetOpsError?) {
-        withLock { storage.settings.responseCheck = check }
-    }
+    /// Stands in for the URL of a request that has none (it never reaches an engine).
+    private static let placeholderURL = URL(string: "http://invalid.invalid/")!
 
     /// The operation's judgement of a response that arrived without a transport error.
     private func verdictOnCompleteResponse() -> NetOpsError? {

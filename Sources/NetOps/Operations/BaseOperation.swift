@@ -46,8 +46,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var progress: ProgressReport?
         var stopHandle: (any TransferHandle)?
         var begin: PreparedTransfer?
-        var parked = false
-        var unparked = false
         /// The operation started working with an owner: list it for owners (outside the lock).
         var track = false
         /// The deadline to forget: the transfer it was armed for is over.
@@ -55,7 +53,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
         /// A deadline to arm for a run that waits to retry (its transfer arms its own at launch).
         var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
         /// The `timeLimitBetweenRuns` slot to free (outside the lock: `RunLimits` has a lock of its own).
-        var runLimitRelease: (key: String, until: Date)?
+        var runLimitRelease: (limits: RunLimits, key: String, until: Date)?
+        /// The lot the operation just parked in, and the stages to tell.
+        var parkedIn: (lot: ParkingLot, chain: [any NetworkMiddleware])?
+        /// The lot the operation just left.
+        var unparkedFrom: ParkingLot?
         /// Partial files let go of, to close and delete outside the lock.
         var cleanups: [SinkCleanup] = []
 
@@ -77,9 +79,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
     struct PreparedTransfer {
         let request: URLRequest
         let body: TransferBody
-        let engine: any TransferEngine
+        let session: NetworkSession
+        let chain: [any NetworkMiddleware]
         let attempt: UInt64
-        let deadlines: DeadlineScheduler
+        /// Requests sent before this one.
+        let attemptsBefore: Int
         let deadline: DispatchTime
     }
 
@@ -139,7 +143,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     private static func initialStorage(request: Result<URLRequest, NetOpsError>, body: TransferBody) -> Storage {
         let idle = (try? request.get().timeoutInterval).flatMap { $0 > 0 ? $0 : nil } ?? 60
-        return Storage(request: request, body: body, settings: Settings(idleTimeout: idle, defaults: .current))
+        return Storage(request: request, body: body, settings: Settings(idleTimeout: idle))
     }
 
     /// Runs `body` under the operation's lock.
@@ -169,7 +173,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public override func start() {
         let group = GroupScope.current
         group?.adopt(self)
-        withLock { storage.settings.observer }?.operationWillStart(self)
+        for stage in freeze().chain { stage.operationWillStart(self) }
         transition { $0.start(newRunLocked()) }
         // Started while its group is suspended: suspended at once.
         group?.memberStarted(self)
@@ -278,7 +282,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
             effects.cleanUp(sink.discard())
             storage.response = nil
             storage.progress = TransferProgress()
-            effects.parked = true
+            if let frozen = storage.frozen {
+                let lot = storage.parkedIn ?? frozen.session.parkingLot
+                storage.parkedIn = lot
+                effects.parkedIn = (lot, frozen.chain)
+            }
         }
         record(from: before, to: machine.snapshot, in: &effects)
         if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
@@ -293,7 +301,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         storage.history.parked = (now, number)
         guard let total = storage.settings.totalTimeout else { return }
         let left = max(0, total - storage.history.workedSeconds)
-        effects.arm = (sessionInEffectLocked.deadlines, number, now + left)
+        if let session = sessionInEffectLocked { effects.arm = (session.deadlines, number, now + left) }
     }
 
     /// The operation left the parked state (replayed, failed, cancelled): its parked time is
@@ -302,7 +310,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         guard let parked = storage.history.parked else { return }
         storage.history.parked = nil
         storage.history.workedSeconds += Self.seconds(since: parked.since)
-        effects.disarm = (sessionInEffectLocked.deadlines, parked.number &+ 1)
+        if let session = sessionInEffectLocked { effects.disarm = (session.deadlines, parked.number &+ 1) }
     }
 
     /// Notes what changed between two snapshots of the machine.
@@ -312,8 +320,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
         effects.lifecycle.postFinished = effects.lifecycle.postFinished || change.postFinished
         effects.lifecycle.becameFinal = effects.lifecycle.becameFinal || change.becameFinal
         if before.state != after.state { effects.newState = after.state }
-        // Any way out of the parked state (replay, abort, cancel) leaves the postponed registry.
-        if before.isPostponed, !after.isPostponed { effects.unparked = true }
+        // Any way out of the parked state (replay, abort, cancel) leaves the lot.
+        if before.isPostponed, !after.isPostponed, let lot = storage.parkedIn {
+            storage.parkedIn = nil
+            effects.unparkedFrom = lot
+        }
     }
 
     /// A run is over: a file sink writes none of its chunks any more, its working time is
@@ -326,13 +337,15 @@ open class BaseOperation: Operation, @unchecked Sendable {
         if let file = sink as? FileSink { storage.progress.bytesReceived = file.stopAdmitting() }
         run.cancelRetryTimer()
         storage.history.workedSeconds += Self.seconds(since: run.startedAt)
-        effects.disarm = (sessionInEffectLocked.deadlines, run.number &+ 1)
+        if let session = sessionInEffectLocked { effects.disarm = (session.deadlines, run.number &+ 1) }
         if stopping, let handle = run.handle { effects.stopHandle = handle }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
     private func finishLocked(_ effects: inout Effects) {
-        effects.runLimitRelease = releaseRunSlotLocked()
+        if let release = releaseRunSlotLocked(), let session = sessionInEffectLocked {
+            effects.runLimitRelease = (session.runLimits, release.key, release.until)
+        }
     }
 
     /// The next run: numbered here and nowhere else. Call with the lock held.
@@ -351,18 +364,16 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// `isFinished`, and release every waiter.
     func perform(_ effects: Effects) {
         effects.stopHandle?.cancel()
-        if let release = effects.runLimitRelease { RunLimits.release(release.key, until: release.until) }
+        if let release = effects.runLimitRelease { release.limits.release(release.key, until: release.until) }
         for cleanup in effects.cleanups { cleanup.run() }
         if let disarm = effects.disarm { disarm.scheduler.disarm(self, before: disarm.before) }
         if let arm = effects.arm { arm.scheduler.arm(self, attempt: arm.run, at: arm.at) }
         // Listed before its transfer starts, so owners find it from then on.
         if effects.track { listForOwners() }
-        if effects.unparked { PostponedOperations.shared.remove(self) }
-        if effects.parked {
-            PostponedOperations.shared.add(self)
-            let (interceptor, observer) = withLock { (interceptorInEffectLocked, storage.settings.observer) }
-            observer?.didPark(self)
-            interceptor?.didPostpone(self)
+        if let lot = effects.unparkedFrom { lot.remove(self) }
+        if let parked = effects.parkedIn {
+            parked.lot.add(self)
+            for stage in parked.chain { stage.operationDidPark(self, in: parked.lot) }
         }
         publishExecuting(effects.lifecycle)
         if let state = effects.newState { notifyState(state) }

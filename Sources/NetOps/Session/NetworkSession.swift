@@ -4,41 +4,62 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// A connection pool and its settings, shared by the operations that run in it.
+/// The client: an engine with its connection pool, the options its operations run with (retry
+/// policy, middleware chain, timeouts, response limit, redaction), the lot where its
+/// operations park and the table of its `timeLimitBetweenRuns` slots.
 ///
-/// Every operation runs in `BaseOperation.defaultSession` unless it is given a
-/// `privateSession`. Make a session of your own for other limits, headers or TLS settings:
+/// Every operation runs in `NetworkSession.shared` unless it is given a `privateSession`.
+/// Make a session of your own for other limits, stages or an engine of its own:
 ///
 /// ```swift
-/// let configuration = URLSessionConfiguration.default
+/// let configuration = NetworkSession.defaultConfiguration()
 /// configuration.httpMaximumConnectionsPerHost = 32
-/// let session = NetworkSession(configuration: configuration)
+/// var options = NetworkSession.Options()
+/// options.retryPolicy = RetryPolicy(maximumAttempts: 3)
+/// let session = NetworkSession(configuration: configuration, options: options)
 /// let operation = DataTaskOperation.get(url)
 /// operation.privateSession = session
 /// ```
+///
+/// A session's options are fixed when it is made; an operation takes its session's options and
+/// chain when it starts. A session stays alive while an operation that started in it runs.
 public final class NetworkSession: Sendable {
     package let engine: any TransferEngine
+    /// What the session's operations run with.
+    public let options: Options
+    /// Where operations parked by `BaseOperation.postpone(_:)` or by their interceptor wait.
+    public let parkingLot = ParkingLot()
     /// The one timer behind the idle and total deadlines of this session's operations.
     package let deadlines = DeadlineScheduler()
+    /// When each request limited by `timeLimitBetweenRuns` may run next.
+    package let runLimits = RunLimits()
 
-    /// A URLSession-backed session with `configuration`.
+    /// The session of operations that have none of their own: a URLSession-backed session with
+    /// `defaultConfiguration()` and default options, made the first time an operation without a
+    /// `privateSession` starts (a service whose operations all have one never makes it).
+    public static let shared = NetworkSession()
+
+    /// A URLSession-backed session with `configuration` and `options`.
     ///
     /// NetOps installs its own session delegate (it is how operations receive progress and how
     /// Linux's authentication-challenge hang is avoided), so the configuration is all you give.
-    public init(configuration: URLSessionConfiguration = NetworkSession.defaultConfiguration()) {
+    public init(configuration: URLSessionConfiguration = NetworkSession.defaultConfiguration(), options: Options = Options()) {
         self.engine = URLSessionEngine(configuration: configuration)
+        self.options = options
     }
 
     /// A URLSession-backed session whose downloads are fetched in `Range` segments of
     /// `downloadSegmentLength` bytes, or in one request when it is nil (benchmarks and tests
     /// compare the two).
-    package init(configuration: URLSessionConfiguration, downloadSegmentLength: Int64?) {
+    package init(configuration: URLSessionConfiguration, downloadSegmentLength: Int64?, options: Options = Options()) {
         self.engine = URLSessionEngine(configuration: configuration, segmentLength: downloadSegmentLength)
+        self.options = options
     }
 
     /// A session over any engine (used by other engines of this package).
-    package init(engine: any TransferEngine) {
+    package init(engine: any TransferEngine, options: Options = Options()) {
         self.engine = engine
+        self.options = options
     }
 
     /// The configuration of sessions made without one: URLSession's defaults, with no response

@@ -1,0 +1,89 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Operations parked until something they need exists (a fresh credential, a free slot of a
+/// rate limit), in the order they parked: owned by whoever parks them.
+///
+/// Each session has one (`NetworkSession.parkingLot`, where `BaseOperation.postpone(_:)` and
+/// the operation's own interceptor park), and a stage of the middleware chain may keep its own:
+/// APILayer's authentication coordinator parks its API's operations in a lot of its own and
+/// replays or fails only those. A parked operation stays the same object — same owner,
+/// completion, delegate and progress — and is in one lot at most. Replays and failures go
+/// first-parked first: when a refresh fails, the first call that needed the token ends first.
+public final class ParkingLot: Sendable {
+    private struct Parked {
+        /// Each operation parked gets the next number: the order to replay or fail them in.
+        var next: UInt64 = 0
+        var entries: [ObjectIdentifier: (order: UInt64, operation: BaseOperation)] = [:]
+
+        var ordered: [BaseOperation] {
+            entries.values.sorted { $0.order < $1.order }.map(\.operation)
+        }
+    }
+
+    private let parked = Locked(Parked())
+
+    /// An empty lot.
+    public init() {}
+
+    /// Lists `operation`, which parked itself here (outside its lock).
+    func add(_ operation: BaseOperation) {
+        parked.withLock { parked in
+            parked.entries[ObjectIdentifier(operation)] = (parked.next, operation)
+            parked.next += 1
+        }
+        // A cancel may have unparked it before it got here.
+        if !operation.isPostponed { remove(operation) }
+    }
+
+    /// Forgets `operation`, which left the parked state.
+    func remove(_ operation: BaseOperation) {
+        parked.withLock { _ = $0.entries.removeValue(forKey: ObjectIdentifier(operation)) }
+    }
+
+    /// Takes `operation` out of the lot; true when it was there (exactly one caller wins).
+    public func take(_ operation: BaseOperation) -> Bool {
+        parked.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(operation)) != nil }
+    }
+
+    /// Removes and returns every parked operation, first parked first.
+    public func takeAll() -> [BaseOperation] {
+        parked.withLock { parked in
+            let all = parked.ordered
+            parked.entries.removeAll()
+            return all
+        }
+    }
+
+    /// Every operation parked here, first parked first.
+    public var operations: [BaseOperation] {
+        parked.withLock { $0.ordered }
+    }
+
+    /// Replays every operation parked here, first parked first: each request is rebuilt
+    /// through `update` (to put a fresh token in, say), then through the operation's chain, and
+    /// sent again.
+    ///
+    /// - Returns: the operations replayed.
+    @discardableResult
+    public func replayAll(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
+        let operations = takeAll()
+        for operation in operations { operation.replay(update: update) }
+        return operations
+    }
+
+    /// Ends every operation parked here with `error` (`.failedFinished`), first parked first,
+    /// on the calling thread: their completions run in that order, and every thread in
+    /// `syncStart()` and every `run()` waiting on them returns.
+    ///
+    /// - Returns: the operations ended.
+    @discardableResult
+    public func failAll(with error: NetOpsError) -> [BaseOperation] {
+        let operations = takeAll()
+        for operation in operations { operation.failPostponed(with: error) }
+        return operations
+    }
+}
