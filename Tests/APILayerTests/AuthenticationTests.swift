@@ -12,10 +12,11 @@ import TestSupport
 
 /// One token refresh for any number of 401s, against DemoServer's OAuth 2.0 token endpoint.
 ///
-/// Shared side of the process gate: every test parks operations, and most race a server-side
-/// delay against a deadline (a 2 s refresh against the authenticator's 5 s timeout), which a
-/// load test beside them would blow. The 500-operation storms are load tests themselves and
-/// hold the gate exclusively. Waiting for the gate counts against the time limit.
+/// Shared side of the process gate: most tests race a server-side delay against a deadline (a
+/// 2 s refresh against the authenticator's 5 s timeout), which a load test beside them would
+/// blow. Each coordinator parks in its own lot, so no test sees another's parked operations;
+/// the 500-operation storms run on a NIO session of their own (no load on the process-wide
+/// URLSession queue) and hold the gate shared like the rest.
 @Suite(.timeLimit(.minutes(5)), .processGate(.shared))
 struct AuthenticationTests {
     /// A coordinator for `realm` that starts from a token the server never issued (so the first
@@ -39,7 +40,7 @@ struct AuthenticationTests {
 
     /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
     /// from 16 threads — make exactly one call to the token endpoint and all succeed.
-    @Test(.processGate(.exclusive)) func stormOfFiveHundredCostsOneRefresh() async throws {
+    @Test func stormOfFiveHundredCostsOneRefresh() async throws {
         let (server, realm, base) = try await TestServer.newRealm()
         let log = LogCapture()
         let coordinator = Self.coordinator(base: base, log: log)
@@ -58,7 +59,7 @@ struct AuthenticationTests {
 
     /// The same storm with a token endpoint that fails: every operation ends with its error,
     /// and every waiter (queue, await, syncStart) is released.
-    @Test(.processGate(.exclusive), arguments: [TokenAuthority.Mode.fail, .garbage])
+    @Test(arguments: [TokenAuthority.Mode.fail, .garbage])
     func failedRefreshEndsEveryOperation(_ mode: TokenAuthority.Mode) async throws {
         let (server, realm, base) = try await TestServer.newRealm()
         server.tokenAuthority(realm: realm).configure(mode: mode, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
@@ -252,14 +253,16 @@ struct AuthenticationTests {
 
     /// Runs 500 guarded GETs: 200 in a queue, 200 awaited, 100 with syncStart on 16 threads.
     private func runStorm(url: URL, coordinator: AuthenticationCoordinator) async throws -> [OperationState] {
+        let session = TestEngine.nio.makeSession()
+        defer { Task { try? await session.shutdownNIOEngine() } }
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 32
-        let queued = (0..<200).map { _ in Self.guarded(DTO.get(url), by: coordinator) }
+        let queued = (0..<200).map { _ in Self.guarded(DTO.get(url).on(session), by: coordinator) }
         for operation in queued { queue.addOperation(operation) }
         async let awaited: [OperationState] = withTaskGroup(of: OperationState.self) { group in
             for _ in 0..<200 {
                 group.addTask {
-                    let operation = Self.guarded(DTO.get(url), by: coordinator)
+                    let operation = Self.guarded(DTO.get(url).on(session), by: coordinator)
                     _ = try? await operation.run()
                     return operation.state
                 }
@@ -269,7 +272,7 @@ struct AuthenticationTests {
         let synchronous = Locked<[OperationState]>([])
         await onThreads(16) { index in
             for _ in 0..<(index < 4 ? 7 : 6) {
-                let operation = Self.guarded(DTO.get(url), by: coordinator).syncStart()
+                let operation = Self.guarded(DTO.get(url).on(session), by: coordinator).syncStart()
                 synchronous.withLock { $0.append(operation.state) }
             }
         }

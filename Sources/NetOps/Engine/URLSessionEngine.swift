@@ -20,6 +20,11 @@ final class URLSessionEngine: TransferEngine {
     /// allocator keeps per thread), so 2 MiB stays under 16 MiB; see `Docs/benchmarks.md`.
     static let defaultSegmentLength: Int64 = 2 << 20
 
+    /// How many URLSessions this process made for engines: a diagnostic, read by the check that a
+    /// service whose operations all run on the NIO engine makes none (`apilayer engine-check`).
+    /// Never read on a request's path.
+    package static let sessionsMade = Locked(0)
+
     /// The session every transfer of this engine runs in.
     let session: URLSession
     private let router: SessionDelegateRouter
@@ -36,6 +41,7 @@ final class URLSessionEngine: TransferEngine {
         unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit
     ) {
         self.segmentLength = segmentLength.map { max(1, $0) }
+        Self.sessionsMade.withLock { $0 += 1 }
         let router = SessionDelegateRouter(unannouncedLimit: unannouncedDecodedLimit)
         self.router = router
         // Callbacks run serially on a plain dispatch queue: cheaper per callback than an

@@ -76,3 +76,9 @@ public final class NetworkSession: Sendable {
         return configuration
     }
 }
+
+extension NetworkSession {
+    /// How many URLSessions this process made for its engines (a diagnostic for the check that a
+    /// NIO-only service makes none).
+    package static var urlSessionsMade: Int { URLSessionEngine.sessionsMade.withLock { $0 } }
+}
