@@ -177,7 +177,7 @@ struct MiddlewareTests {
 
     /// The session's options reach its operations unless an operation sets its own.
     @Test(arguments: TestEngine.allCases) func sessionOptionsAreTheOperationsDefaults(_ engine: TestEngine) async throws {
-        var options = NetworkSession.Options(totalTimeout: 0.4, maximumResponseBodyBytes: 10)
+        var options = NetworkSession.Options(totalTimeout: 3, maximumResponseBodyBytes: 10)
         options.retryPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: 0.01)
         let session = engine.makeSession(options: options)
         let small = DTO.get(try await TestServer.url("bytes/100")).on(session)
@@ -189,9 +189,9 @@ struct MiddlewareTests {
         try await own.run()
         #expect(own.receivedData.count == 100)
 
-        let slow = DTO.get(try await TestServer.url("delay?seconds=5")).on(session)
+        let slow = DTO.get(try await TestServer.url("delay?seconds=20")).on(session)
         await #expect(throws: NetOpsError.self) { try await slow.run() }
-        #expect(slow.error?.kind == .deadlineExceeded(seconds: 0.4))
+        #expect(slow.error?.kind == .deadlineExceeded(seconds: 3))
 
         let flaky = DTO.get(try await TestServer.url("realm/mw-\(UUID().uuidString.prefix(8))/flaky?key=k&fail=2&status=503")).on(session)
         flaky.maximumResponseBodyBytes = nil
