@@ -45,12 +45,21 @@ extension BaseOperation {
         }
     }
 
-    /// Fixes the session and the chain when the operation first starts, and claims its run
-    /// slot (`timeLimitBetweenRuns`) outside the operation's lock; later calls return what was
-    /// fixed.
-    func freeze() -> Frozen {
+    /// The session and chain an operation fixes when it first starts, made outside its lock.
+    struct Fixing {
+        let frozen: Frozen
+        /// False when the operation had fixed them already (`frozen` is what it fixed).
+        let isNew: Bool
+        /// The run slot claimed for it, to release if another start fixed first.
+        let runKey: String?
+    }
+
+    /// Makes the session and the chain of the first start, and claims its run slot
+    /// (`timeLimitBetweenRuns`), outside the operation's lock; on a later start, returns what
+    /// was fixed.
+    func freezing() -> Fixing {
         let (fixed, settings, request) = withLock { (storage.frozen, storage.settings, try? storage.request.get()) }
-        if let fixed { return fixed }
+        if let fixed { return Fixing(frozen: fixed, isNew: false, runKey: nil) }
         // `NetworkSession.shared` is made here, outside the lock, and only when needed.
         let session = settings.privateSession ?? NetworkSession.shared
         var runKey: String?
@@ -71,17 +80,17 @@ extension BaseOperation {
         }
         chain += settings.middleware
         chain.append(ConnectivityMiddleware(monitor: settings.connectivityMonitor))
-        let made = Frozen(session: session, chain: chain, runSlotRefusal: refusal)
-        let (kept, lost) = withLock { () -> (Frozen, Bool) in
-            if let fixed = storage.frozen { return (fixed, true) }
-            storage.frozen = made
-            applySessionOptionsLocked(session.options)
-            if runKey != nil { storage.history.holdsRunSlot = true }
-            return (made, false)
-        }
-        // Another thread started the operation first: the slot claimed here is not needed.
-        if lost, let runKey { session.runLimits.release(runKey, until: Date()) }
-        return kept
+        return Fixing(frozen: Frozen(session: session, chain: chain, runSlotRefusal: refusal), isNew: true, runKey: runKey)
+    }
+
+    /// Stores what `freezing()` made, unless another start stored its own first; true when
+    /// stored. Call with the lock held.
+    func fixLocked(_ fixing: Fixing) -> Bool {
+        guard storage.frozen == nil else { return false }
+        storage.frozen = fixing.frozen
+        applySessionOptionsLocked(fixing.frozen.session.options)
+        if fixing.runKey != nil { storage.history.holdsRunSlot = true }
+        return true
     }
 
     /// Fills in what the operation's maker left to its session. Call with the lock held.

@@ -59,9 +59,11 @@ extension BaseOperation {
             run.requestedOffset = requestedOffset
             run.lastActivity = now
         }
+        let rules = RedirectRules(
+            follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
         return .success(
             PreparedTransfer(
-                request: attemptRequest, body: storage.body, session: frozen.session, chain: frozen.chain, attempt: number,
+                request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
@@ -109,15 +111,8 @@ extension BaseOperation {
                 return
             }
         }
-        let counted = withLock { () -> (number: Int, rules: RedirectRules)? in
-            guard isCurrent(prepared.attempt) else { return nil }
-            storage.history.attemptsMade += 1
-            let rules = RedirectRules(
-                follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
-            return (storage.history.attemptsMade, rules)
-        }
-        guard let counted else { return }
-        if let jar = counted.rules.cookies, let url = request.url, let cookies = jar.cookieHeader(for: url) {
+        let number = prepared.attemptsBefore + 1
+        if let jar = prepared.rules.cookies, let url = request.url, let cookies = jar.cookieHeader(for: url) {
             let own = request.value(forHTTPHeaderField: "Cookie")
             request.setValue(own.map { $0 + "; " + cookies } ?? cookies, forHTTPHeaderField: "Cookie")
         }
@@ -134,13 +129,23 @@ extension BaseOperation {
             let outcome = AttemptOutcome(
                 request: request, response: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
                 isReplayable: false)
-            let judged = MiddlewareContext(operation: self, attempt: counted.number, session: prepared.session)
-            for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: judged) }
-            abort(attempt: prepared.attempt, with: refusal)
+            for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
+            withEffects { effects in
+                guard isCurrent(prepared.attempt) else { return }
+                storage.history.attemptsMade += 1
+                apply({ $0.abort(refusal) }, to: &effects)
+            }
             return
         }
-        withLock { storage.lastSentRequest = request }
-        let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: counted.rules)
+        // Counted and kept in one hold, if nothing overtook the run while the chain prepared.
+        let current = withLock { () -> Bool in
+            guard isCurrent(prepared.attempt) else { return false }
+            storage.history.attemptsMade = number
+            storage.lastSentRequest = request
+            return true
+        }
+        guard current else { return }
+        let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules)
         let handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
         let stale = withLock { () -> Bool in
             guard isCurrent(prepared.attempt) else { return true }

@@ -78,6 +78,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// A transfer ready to hand to the engine.
     struct PreparedTransfer {
         let request: URLRequest
+        /// What the engine does on a redirect (and the cookies it keeps).
+        let rules: RedirectRules
         let body: TransferBody
         let session: NetworkSession
         let chain: [any NetworkMiddleware]
@@ -173,8 +175,17 @@ open class BaseOperation: Operation, @unchecked Sendable {
     public override func start() {
         let group = GroupScope.current
         group?.adopt(self)
-        for stage in freeze().chain { stage.operationWillStart(self) }
-        transition { $0.start(newRunLocked()) }
+        // The first start fixes the session and the chain in the same hold that starts the
+        // machine; they are made before it, outside the lock.
+        let fixing = freezing()
+        for stage in fixing.frozen.chain { stage.operationWillStart(self) }
+        var fixedHere = true
+        withEffects { effects in
+            if fixing.isNew { fixedHere = fixLocked(fixing) }
+            apply({ $0.start(newRunLocked()) }, to: &effects)
+        }
+        // Another thread started the operation first: the run slot claimed here is not needed.
+        if !fixedHere, let key = fixing.runKey { fixing.frozen.session.runLimits.release(key, until: Date()) }
         // Started while its group is suspended: suspended at once.
         group?.memberStarted(self)
     }
