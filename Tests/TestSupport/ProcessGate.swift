@@ -8,15 +8,12 @@ import NetOps
 /// Linux process serialises its work on one process-wide queue (FoundationNetworking 6.3.1), and
 /// the cores are few: a test that pushes thousands of operations through them (the chaos runs,
 /// the thousand-operation queue, the token storms) delays by seconds a test that measures a
-/// half-second timeout, or whose server answers within a deadline. The same holds for the
-/// process-wide registry of parked operations: `BaseOperation.performPostponedOperations()`
-/// replays every parked operation of the process, not only the caller's. The gate keeps such
-/// tests apart without serialising the whole suite:
-/// - **exclusive**: a test that loads the process (or acts on all of its parked operations)
-///   runs with no other gated test beside it;
-/// - **shared**: a test that times something, whose server-side deadlines matter, or that parks
-///   operations runs beside ordinary tests and beside other shared holders, never beside an
-///   exclusive one.
+/// half-second timeout, or whose server answers within a deadline. (Parked operations need no
+/// gate: they belong to a session's or a coordinator's own lot, and each test makes its own.)
+/// The gate keeps load and timing apart without serialising the whole suite:
+/// - **exclusive**: a test that loads the process runs with no other gated test beside it;
+/// - **shared**: a test that times something, or whose server-side deadlines matter, runs beside
+///   ordinary tests and beside other shared holders, never beside an exclusive one.
 ///
 /// Ungated tests run whenever the runner starts them. Tests take the gate through the
 /// `.processGate(_:)` trait; `ProcessGate.tests` is the one gate of the test process.
