@@ -4,8 +4,10 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Hooks that prepare each request of an operation and judge each response: where credentials
-/// are inserted and where a 401 becomes a postponement (APILayer's authentication plugs in here).
+/// Hooks that prepare each request of an operation and judge each response: one stage of the
+/// operation's middleware chain (see `NetworkMiddleware`, which new code implements instead: it
+/// can park in a lot of its own and see every attempt). An interceptor that is itself a
+/// `NetworkMiddleware` (APILayer's `AuthenticationCoordinator`) runs as that stage.
 ///
 /// Every method is called outside the operation's lock, on an internal thread, and may read
 /// the operation (`userInfo`, `request`, …). Each has a default that changes nothing.
@@ -33,7 +35,8 @@ extension OperationInterceptor {
 public enum RequestDecision: Sendable {
     /// Send this request.
     case proceed(URLRequest)
-    /// Do not send it now: park the operation (it waits for `performPostponedOperations`).
+    /// Do not send it now: park the operation in its session's lot (it waits for the session's
+    /// `performPostponedOperations`).
     case postpone
     /// Do not send it: end the operation with this error.
     case fail(NetOpsError)
@@ -43,7 +46,7 @@ public enum RequestDecision: Sendable {
 public enum ResponseDecision: Sendable {
     /// Let the operation judge (status codes, then its retry policy).
     case useDefault
-    /// Park the operation until a fresh credential exists; its request is replayed then.
+    /// Park the operation in its session's lot; its request is sent again when it is replayed.
     case postpone
     /// Send the request again after this many seconds (counts against the retry policy's limits).
     case retry(after: TimeInterval)

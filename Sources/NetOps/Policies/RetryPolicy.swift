@@ -16,8 +16,8 @@ import FoundationNetworking
 /// `maximumAttempts` requests were sent or waiting longer would exceed `retryBudget`.
 ///
 /// ```swift
-/// BaseOperation.defaultRetryPolicy = .standard   // on for every operation
-/// operation.retryPolicy = .none                  // off for one
+/// let session = NetworkSession(options: .init(retryPolicy: .standard))   // on for the session
+/// operation.retryPolicy = .none                                         // off for one
 /// ```
 public struct RetryPolicy: Sendable, Equatable {
     /// The most requests sent in all, the first included (1: never retry).
