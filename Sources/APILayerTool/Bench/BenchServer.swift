@@ -1,22 +1,48 @@
 import ArgumentParser
 import Foundation
 
-/// The `--url` option of the network benchmarks, and the server it chooses.
+/// The `--server` and `--url` options of the network benchmarks, and the server they choose.
 struct BenchServer: ParsableArguments {
-    @Option(help: "A server to measure against (default: DemoServer in a child process).")
+    /// The servers a benchmark can start for itself.
+    enum Kind: String, ExpressibleByArgument, CaseIterable {
+        /// DemoServer (Hummingbird) in a child process.
+        case demo
+        /// A private nginx with two workers (installed as Debian's `nginx-light`).
+        case nginx
+    }
+
+    @Option(help: "The server to start and measure against: demo (DemoServer in a child process) or nginx (a private nginx, 2 workers).")
+    var server: Kind = .demo
+
+    @Option(help: "A server already running to measure against instead (it must serve /json).")
     var url: String?
 
     /// What the report's notes call the server.
-    var label: String { url ?? "DemoServer in a child process" }
-
-    /// The base URL to measure against, and the DemoServer child started for it (nil with
-    /// `--url`); stop the child when done.
-    func start() throws -> (base: URL, child: ServerProcess?) {
-        guard let url else {
-            let child = try ServerProcess()
-            return (child.baseURL, child)
+    var label: String {
+        if let url { return url }
+        switch server {
+        case .demo: return "DemoServer in a child process"
+        case .nginx: return "a private nginx (2 workers) on loopback"
         }
-        guard let base = URL(string: url) else { throw ValidationError("--url is not a URL") }
-        return (base, nil)
+    }
+
+    /// Whether the server serves DemoServer's routes beyond `/json` (payloads, uploads).
+    var servesDemoRoutes: Bool { url == nil && server == .demo }
+
+    /// The base URL to measure against, and what stops the server started for it (nil with
+    /// `--url`); call `stop` when done. A private nginx also serves `files` (path → size).
+    func start(files: [String: Int64] = [:]) throws -> (base: URL, stop: (() -> Void)?) {
+        if let url {
+            guard let base = URL(string: url) else { throw ValidationError("--url is not a URL") }
+            return (base, nil)
+        }
+        switch server {
+        case .demo:
+            let child = try ServerProcess()
+            return (child.baseURL, child.stop)
+        case .nginx:
+            let nginx = try NginxServer(files: files)
+            return (nginx.baseURL, nginx.stop)
+        }
     }
 }

@@ -37,7 +37,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing, raw-ahc-untraced) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing, raw-ahc-untraced, raw-ahc-async, nio-run) at --concurrency, for profiling."
     )
     var onlyVariant: String?
 
@@ -45,8 +45,8 @@ struct EnginesBench: AsyncParsableCommand {
     var concurrency = 1
 
     func run() async throws {
-        let (base, child) = try server.start()
-        defer { child?.stop() }
+        let (base, stop) = try server.start()
+        defer { stop?() }
         let smallURL = base.appendingPathComponent("json")
         var onLoop = NIOEngineConfiguration(concurrency: 64)
         onLoop.completionDelivery = .eventLoop
@@ -106,15 +106,28 @@ struct EnginesBench: AsyncParsableCommand {
             EngineVariant(name: "raw-ahc-untraced") { done in
                 ahcUntraced.get(url: smallURL.absoluteString).whenComplete { _ in done() }
             },
+            // What a Swift 6 service writes by hand: AsyncHTTPClient's async API, body collected.
+            EngineVariant(name: "raw-ahc-async") {
+                let request = HTTPClientRequest(url: smallURL.absoluteString)
+                if let response = try? await ahc.execute(request, timeout: .seconds(30)) {
+                    _ = try? await response.body.collect(upTo: 1 << 20)
+                }
+            },
+            // An awaited DataTaskOperation on the NIO engine, default configuration.
+            EngineVariant(name: "nio-run") {
+                let operation = DTO.get(smallURL)
+                operation.privateSession = nioSession
+                _ = try? await operation.run()
+            },
         ]
 
         if let onlyVariant {
             guard let variant = variants.first(where: { $0.name == onlyVariant }) else {
                 throw ValidationError("no variant named \(onlyVariant)")
             }
-            _ = LoadRound.run(count: 200, concurrency: concurrency, send: variant.send)
+            _ = await variant.round(count: 200, concurrency: concurrency)
             for _ in 0..<rounds {
-                let result = LoadRound.run(count: requests, concurrency: concurrency, send: variant.send)
+                let result = await variant.round(count: requests, concurrency: concurrency)
                 print(
                     String(
                         format: "%@ c=%d: %.0f req/s, %.3f ms CPU per request", onlyVariant, concurrency, result.requestsPerSecond,
@@ -133,7 +146,7 @@ struct EnginesBench: AsyncParsableCommand {
         var notes: [String] = []
         notes.append("variant               c   req/s     p50 ms  p99 ms  cpu ms/req")
         for concurrency in [1, 8, 64] {
-            let results = measure(variants, concurrency: concurrency)
+            let results = await measure(variants, concurrency: concurrency)
             for (variant, result) in zip(variants, results) {
                 let name = variant.name.padding(toLength: 20, withPad: " ", startingAt: 0)
                 notes.append(
@@ -142,13 +155,21 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding, rawAHCUntraced) = (
-                results[0], results[1], results[2], results[3], results[5], results[6], results[7]
+            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding, rawAHCUntraced, rawAHCAsync, nioRun) = (
+                results[0], results[1], results[2], results[3], results[5], results[6], results[7], results[8], results[9]
             )
             figures.append(
                 BenchFigure(
-                    name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
+                    name: "nio-run-vs-ahc-c\(concurrency)", value: nioRun.requestsPerSecond,
                     baseline: rawAHC.requestsPerSecond, unit: "req/s", target: ">= 0.9"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-run-vs-ahc-async-c\(concurrency)", value: nioRun.requestsPerSecond,
+                    baseline: rawAHCAsync.requestsPerSecond, unit: "req/s", target: ">= 1.0"))
+            figures.append(
+                BenchFigure(
+                    name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
+                    baseline: rawAHC.requestsPerSecond, unit: "req/s", target: nil))
             figures.append(
                 BenchFigure(
                     name: "nio-loop-vs-ahc-c\(concurrency)", value: nioLoop.requestsPerSecond,
@@ -172,8 +193,16 @@ struct EnginesBench: AsyncParsableCommand {
                         baseline: rawURL.requestsPerSecond, unit: "req/s", target: ">= 5"))
                 figures.append(
                     BenchFigure(
-                        name: "nio-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
-                        baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.15"))
+                        name: "nio-cpu-per-request-c64", value: nioRun.cpuMillisecondsPerRequest,
+                        baseline: rawAHCAsync.cpuMillisecondsPerRequest, unit: "ms", target: "<= 1.1"))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-run-cpu-per-request-vs-ahc-c64", value: nioRun.cpuMillisecondsPerRequest,
+                        baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: nil))
+                figures.append(
+                    BenchFigure(
+                        name: "nio-completion-cpu-per-request-c64", value: nio.cpuMillisecondsPerRequest,
+                        baseline: rawAHC.cpuMillisecondsPerRequest, unit: "ms", target: nil))
                 figures.append(
                     BenchFigure(
                         name: "nio-loop-cpu-per-request-c64", value: nioLoop.cpuMillisecondsPerRequest,
@@ -189,7 +218,12 @@ struct EnginesBench: AsyncParsableCommand {
             }
         }
 
-        if transferMiB > 0 {
+        figures.append(
+            BenchFigure(
+                name: "memory-per-queued-operation", value: Self.kibPerQueuedOperation(smallURL, session: nioSession), unit: "KiB",
+                target: "<= 2"))
+
+        if transferMiB > 0, server.servesDemoRoutes {
             let size = Int64(transferMiB) << 20
             let label = transferMiB == 1_024 ? "1gib" : "\(transferMiB)mib"
             let download = try await TransferMemory.download(base.appendingPathComponent("bytes/\(size)"), session: nioSession)
@@ -202,9 +236,21 @@ struct EnginesBench: AsyncParsableCommand {
                     name: "nio-upload-\(label)-rss-over-baseline", value: upload, unit: "MiB", target: "<= 16"))
         }
 
+        if transferMiB > 0, !server.servesDemoRoutes {
+            notes.append("transfers: measured only against DemoServer (it serves /bytes and /upload); run without --server nginx or --url")
+        }
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append(
-            "nio-vs-ahc = DataTaskOperation on the NIO engine (default completionDelivery .dispatchQueue) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
+            "nio-run = an awaited DataTaskOperation (run()) on the NIO engine, default configuration, from \(requests) requests spread over N tasks; raw-ahc-async = AsyncHTTPClient's execute(_:timeout:) + body.collect(upTo:) from the same tasks"
+        )
+        notes.append(
+            "nio-cpu-per-request-c64 = CPU per request of nio-run / raw-ahc-async; nio-completion-cpu-per-request-c64 = the completion-handler path / raw AsyncHTTPClient futures"
+        )
+        notes.append(
+            "memory-per-queued-operation = RSS growth per DataTaskOperation, 20 000 made and queued on a suspended OperationQueue, in KiB"
+        )
+        notes.append(
+            "nio-vs-ahc = DataTaskOperation on the NIO engine with a completion handler (default completionDelivery .dispatchQueue) / raw AsyncHTTPClient; nio-vs-urlsession = same / raw URLSession"
         )
         notes.append("nio-loop = the same with completionDelivery .eventLoop (operations end where AsyncHTTPClient completes its own futures)")
         notes.append(
@@ -227,22 +273,73 @@ struct EnginesBench: AsyncParsableCommand {
     }
 
     /// Runs every variant once per round, in turn, so drift in the machine's load hits all alike.
-    private func measure(_ variants: [EngineVariant], concurrency: Int) -> [LoadResult] {
+    private func measure(_ variants: [EngineVariant], concurrency: Int) async -> [LoadResult] {
         for variant in variants {
-            _ = LoadRound.run(count: 200, concurrency: concurrency, send: variant.send)
+            _ = await variant.round(count: 200, concurrency: concurrency)
         }
         var collected = Array(repeating: [LoadResult](), count: variants.count)
         for _ in 0..<rounds {
             for (index, variant) in variants.enumerated() {
-                collected[index].append(LoadRound.run(count: requests, concurrency: concurrency, send: variant.send))
+                collected[index].append(await variant.round(count: requests, concurrency: concurrency))
             }
         }
         return collected.map(LoadResult.median)
     }
+
+    /// KiB of resident memory each `DataTaskOperation` costs while it waits in a queue: 20 000
+    /// made and added to a suspended `OperationQueue`, then cancelled.
+    static func kibPerQueuedOperation(_ url: URL, session: NetworkSession) -> Double {
+        let count = 20_000
+        let queue = OperationQueue()
+        queue.isSuspended = true
+        ProcessMetrics.returnFreedMemory()
+        let before = ProcessMetrics.residentBytes()
+        var operations: [DTO] = []
+        operations.reserveCapacity(count)
+        for _ in 0..<count {
+            let operation = DTO.get(url)
+            operation.privateSession = session
+            operations.append(operation)
+        }
+        queue.addOperations(operations, waitUntilFinished: false)
+        let after = ProcessMetrics.residentBytes()
+        queue.cancelAllOperations()
+        queue.isSuspended = false
+        queue.waitUntilAllOperationsAreFinished()
+        return Double(after - before) / Double(count) / 1_024
+    }
 }
 
-/// One way of sending a small GET; `send` starts one request and calls its argument when done.
+/// One way of sending a small GET: `send` starts one request and calls its argument when done
+/// (driven from callbacks), or `call` awaits one (driven from tasks).
 struct EngineVariant: Sendable {
     let name: String
-    let send: @Sendable (@escaping @Sendable () -> Void) -> Void
+    private let send: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+    private let call: (@Sendable () async -> Void)?
+
+    /// A variant driven by callbacks.
+    init(name: String, send: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        self.name = name
+        self.send = send
+        self.call = nil
+    }
+
+    /// A variant awaited from `concurrency` tasks.
+    init(name: String, call: @escaping @Sendable () async -> Void) {
+        self.name = name
+        self.send = nil
+        self.call = call
+    }
+
+    /// One round of `count` requests with `concurrency` in flight. A callback round blocks a
+    /// thread of its own while it waits, never one of the cooperative pool's.
+    func round(count: Int, concurrency: Int) async -> LoadResult {
+        if let call { return await AsyncLoadRound.run(count: count, concurrency: concurrency, call: call) }
+        guard let send else { fatalError("a variant sends or calls") }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<LoadResult, Never>) in
+            Thread.detachNewThread {
+                continuation.resume(returning: LoadRound.run(count: count, concurrency: concurrency, send: send))
+            }
+        }
+    }
 }

@@ -60,3 +60,41 @@ enum LoadRound {
             cpuMillisecondsPerRequest: cpu * 1_000 / Double(count))
     }
 }
+
+/// Runs a fixed number of awaited requests from a fixed number of tasks, timing each: how a
+/// service drives a client from structured concurrency.
+enum AsyncLoadRound {
+    /// Runs `count` requests from `concurrency` tasks; each task awaits `call` until the count is
+    /// reached.
+    static func run(count: Int, concurrency: Int, call: @escaping @Sendable () async -> Void) async -> LoadResult {
+        let started = Locked(0)
+        let startCPU = ProcessMetrics.cpuSeconds()
+        let startTime = DispatchTime.now()
+        let latencies = await withTaskGroup(of: [UInt64].self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var mine: [UInt64] = []
+                    while started.withLock({ value -> Bool in
+                        guard value < count else { return false }
+                        value += 1
+                        return true
+                    }) {
+                        let sentAt = DispatchTime.now().uptimeNanoseconds
+                        await call()
+                        mine.append(DispatchTime.now().uptimeNanoseconds - sentAt)
+                    }
+                    return mine
+                }
+            }
+            return await group.reduce(into: [UInt64]()) { $0 += $1 }
+        }.sorted()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - startTime.uptimeNanoseconds) / 1e9
+        let cpu = ProcessMetrics.cpuSeconds() - startCPU
+        func percentile(_ p: Double) -> Double {
+            Double(latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]) / 1e6
+        }
+        return LoadResult(
+            requestsPerSecond: Double(count) / seconds, p50Milliseconds: percentile(0.5), p99Milliseconds: percentile(0.99),
+            cpuMillisecondsPerRequest: cpu * 1_000 / Double(count))
+    }
+}

@@ -38,8 +38,11 @@ struct NetOpsBench: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let (base, child) = try server.start()
-        defer { child?.stop() }
+        let bodySize = 50 << 20
+        let (base, stop) = try server.start(files: [
+            "bytes/\(bodySize)": Int64(bodySize), "bytes/\(Int64(downloadMiB) << 20)": Int64(downloadMiB) << 20,
+        ])
+        defer { stop?() }
         let smallURL = base.appendingPathComponent("json")
         let configuration = NetworkSession.defaultConfiguration()
         configuration.httpMaximumConnectionsPerHost = 64
@@ -66,7 +69,6 @@ struct NetOpsBench: AsyncParsableCommand {
         figures.append(contentsOf: downloads.figures)
         notes.append(contentsOf: downloads.notes)
 
-        let bodySize = 50 << 20
         let extra = try await measureDataBody(url: base.appendingPathComponent("bytes/\(bodySize)"), size: bodySize)
         figures.append(
             BenchFigure(

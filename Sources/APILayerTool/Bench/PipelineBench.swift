@@ -36,8 +36,8 @@ struct PipelineBench: ParsableCommand {
     var only: String?
 
     func run() throws {
-        let (base, child) = try server.start()
-        defer { child?.stop() }
+        let (base, stop) = try server.start()
+        defer { stop?() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-pipeline-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let templates = TemplateStore(directory: folder)
