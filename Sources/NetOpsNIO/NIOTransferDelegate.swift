@@ -295,11 +295,12 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         if now { report(failure, onEventLoop: onEventLoop) }
     }
 
-    /// Hands the completion to the operation: right here on the event loop, or on a queue of its own.
+    /// Hands the completion to the operation: right here on the event loop (the session delivers
+    /// there, or nobody who may block listens: an awaited operation), or on a queue of its own.
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         redirects?.handle.release(self)
         let events = events
-        if onEventLoop {
+        if onEventLoop || events.completesInPlace {
             events.transferDidComplete(failure: failure)
             return
         }

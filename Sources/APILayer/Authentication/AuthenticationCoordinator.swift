@@ -235,8 +235,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
     public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
-        guard let response = outcome.response, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
-        stage(judge(response, body: outcome.body, for: context.operation), verdict: &verdict)
+        guard let status = outcome.statusCode, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
+        if context.operation.userInfo[Self.withoutTokenKey] as? Bool == true { return }
+        stage(judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation), verdict: &verdict)
     }
 
     /// Replays or fails at once an operation that parked in this lot after its refresh ended.
@@ -310,12 +311,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
         // A request sent without a token (an upload server, a public endpoint) has no token to refresh.
         if operation.userInfo[Self.withoutTokenKey] as? Bool == true { return .useDefault }
-        return judgeCredential(response, body: body, for: operation)
+        return judgeCredential(status: response.statusCode, url: response.url, body: body, for: operation)
     }
 
-    /// Parks the operation when `response` says its token failed.
-    func judgeCredential(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
-        let unauthorized = response.statusCode == 401 || bodySaysUnauthorized(body, for: operation)
+    /// Parks the operation when a response of `status` from `url` says its token failed.
+    func judgeCredential(status: Int, url: URL?, body: Data, for operation: BaseOperation) -> ResponseDecision {
+        let unauthorized = status == 401 || bodySaysUnauthorized(body, for: operation)
         guard unauthorized else { return .useDefault }
         let used = operation.userInfo[Self.versionKey] as? Int
         enum Verdict {
@@ -330,7 +331,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         case .replayNow:
             return .retry(after: 0)
         case let .needsToken(wait):
-            return settle(wait, url: response.url, for: operation).map(ResponseDecision.fail) ?? .postpone
+            return settle(wait, url: url, for: operation).map(ResponseDecision.fail) ?? .postpone
         }
     }
 

@@ -29,9 +29,10 @@ struct ScopedAuthentication: NetworkMiddleware {
 
     func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
         // Only a response that arrived whole, from one of the API's origins.
-        guard let response = outcome.response, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
-        guard mayCarryToken(outcome.request.url), mayCarryToken(response.url ?? outcome.request.url) else { return }
-        coordinator.stage(coordinator.judgeCredential(response, body: outcome.body, for: context.operation), verdict: &verdict)
+        guard let status = outcome.statusCode, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
+        guard mayCarryToken(outcome.request.url), mayCarryToken(outcome.url ?? outcome.request.url) else { return }
+        coordinator.stage(
+            coordinator.judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation), verdict: &verdict)
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {

@@ -137,7 +137,7 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
         let error: NetOpsError? = if case let .fail(failure) = verdict { failure as? NetOpsError ?? outcome.error } else { outcome.error }
         didFinish(
             AttemptReport(
-                attempt: context.attempt, response: outcome.response, error: error, bytesSent: outcome.bytesSent,
+                attempt: context.attempt, status: outcome.statusCode, error: error, bytesSent: outcome.bytesSent,
                 bytesReceived: outcome.bytesReceived))
     }
 
@@ -196,7 +196,7 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
     private func didFinish(_ report: AttemptReport) {
         let finishedAt = Self.now()
         let instant = DefaultTracerClock.now
-        let status = report.response?.statusCode
+        let status = report.status
         let (open, call) = state.withLock { state -> (OpenAttempt?, (any Span)?) in
             if let status { state.lastStatus = status }
             guard let open = state.attempt, open.number == report.attempt else { return (nil, state.call) }
@@ -388,8 +388,8 @@ enum LogMetadataKey {
 struct AttemptReport: Sendable {
     /// 1 for the first request the operation sent; retries and replays count on.
     let attempt: Int
-    /// The response head, when one arrived.
-    let response: HTTPURLResponse?
+    /// The status of the response, when one arrived.
+    let status: Int?
     /// The attempt's failure (classified), nil for an accepted answer.
     let error: NetOpsError?
     /// Request body bytes sent.

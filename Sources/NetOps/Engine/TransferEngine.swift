@@ -43,6 +43,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     var bodyGoesToFile: Bool { get }
     /// What the transfer's redirects may do and carry (`RedirectPolicy`).
     var redirectRules: RedirectRules { get }
+    /// True when the end of the transfer may be delivered on the thread it arrived on: nobody
+    /// who may block (a completion closure, a delegate) listens. Read once, when it ends.
+    var completesInPlace: Bool { get }
 }
 
 extension TransferEvents {
@@ -50,6 +53,8 @@ extension TransferEvents {
     package var bodyGoesToFile: Bool { false }
     /// Redirects are followed with the standard credentials stripped unless a handler says otherwise.
     package var redirectRules: RedirectRules { .standard }
+    /// The end is handed off unless a handler says otherwise.
+    package var completesInPlace: Bool { false }
 }
 
 extension TransferEvents {

@@ -124,7 +124,8 @@ final class URLSessionEngine: TransferEngine {
 /// Every other event is passed on in place, in order; the end comes after all of them.
 ///
 /// Only the operation's end is handed off: the events of a segmented download's requests stay on
-/// the queue, whose order `SegmentedDownload` relies on.
+/// the queue, whose order `SegmentedDownload` relies on. An end nobody who may block listens to
+/// (`completesInPlace`: an awaited operation) is delivered right there, with no hop.
 final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     private let events: any TransferEvents
 
@@ -138,11 +139,16 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
 
     func transferDidComplete(failure: TransferFailure?) {
         let events = events
+        if events.completesInPlace {
+            events.transferDidComplete(failure: failure)
+            return
+        }
         CompletionQueue.async { events.transferDidComplete(failure: failure) }
     }
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
     var redirectRules: RedirectRules { events.redirectRules }
+    var completesInPlace: Bool { events.completesInPlace }
 }
 
 /// The handle of a transfer that never started (its failure is already on its way).

@@ -23,7 +23,9 @@ struct InterceptorMiddleware: NetworkMiddleware {
 
     func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
         // Only a response that arrived whole: a transport failure is the retry policy's.
-        guard let response = outcome.response, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
+        guard outcome.statusCode != nil, outcome.error == nil || outcome.error?.httpStatus != nil, let response = outcome.response else {
+            return
+        }
         switch interceptor.judge(response, body: outcome.body, for: context.operation) {
         case .useDefault:
             break

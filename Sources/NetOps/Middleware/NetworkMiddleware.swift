@@ -107,8 +107,8 @@ public struct MiddlewareContext: Sendable {
 public struct AttemptOutcome: Sendable {
     /// The request as it went to the engine.
     public let request: URLRequest
-    /// The response head, when one arrived.
-    public let response: HTTPURLResponse?
+    /// The response head, when one arrived (read through `statusCode`, `url`, `value(forHTTPHeaderField:)`).
+    let head: ResponseHead?
     /// The response body held in memory (empty for an operation whose body goes to a file).
     public let body: Data
     /// The operation's own reading of the transfer: a transport failure, a truncated body or a
@@ -122,4 +122,21 @@ public struct AttemptOutcome: Sendable {
     public let retryWaited: TimeInterval
     /// Whether the request may be sent again (`BaseOperation.isReplayable`).
     public let isReplayable: Bool
+
+    /// The status of the response, when one arrived.
+    public var statusCode: Int? { head?.statusCode }
+
+    /// The URL the response came from (the last one after redirects), when one arrived.
+    public var url: URL? { head?.url }
+
+    /// The value of the response's header field `name` (any case; repeated fields joined with
+    /// ", "), when a response arrived and has it.
+    public func value(forHTTPHeaderField name: String) -> String? {
+        head?.value(forHTTPHeaderField: name)
+    }
+
+    /// The response as an `HTTPURLResponse`. Made the first time a stage asks (then kept): it
+    /// costs a tenth of a small request, so a stage that needs only the status or a header
+    /// reads `statusCode` or `value(forHTTPHeaderField:)`.
+    public var response: HTTPURLResponse? { head?.httpURLResponse }
 }

@@ -127,7 +127,7 @@ extension BaseOperation {
             // go is never retried or parked: it ends the operation whatever they say.
             var verdict = Verdict.fail(refusal)
             let outcome = AttemptOutcome(
-                request: request, response: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
+                request: request, head: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
                 isReplayable: false)
             for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
             withEffects { effects in
@@ -325,7 +325,7 @@ extension BaseOperation {
             let resumedAt = machine.withRun { $0.requestedOffset } ?? 0
             let outcome = AttemptOutcome(
                 request: storage.lastSentRequest ?? URLRequest(url: currentURL ?? Self.placeholderURL),
-                response: storage.response?.httpURLResponse,
+                head: storage.response,
                 body: (sink as? MemorySink)?.data ?? Data(),
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 bytesSent: storage.progress.bytesSent,
@@ -456,6 +456,8 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     }
 
     var bodyGoesToFile: Bool { operation.sink is FileSink }
+
+    var completesInPlace: Bool { operation.mayCompleteInPlace }
 }
 
 /// A `Content-Range: bytes first-last/total` response header.
