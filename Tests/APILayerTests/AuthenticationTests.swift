@@ -14,9 +14,9 @@ import TestSupport
 ///
 /// Shared side of the process gate: most tests race a server-side delay against a deadline (a
 /// 2 s refresh against the authenticator's 5 s timeout), which a load test beside them would
-/// blow. Each coordinator parks in its own lot, so no test sees another's parked operations;
-/// the 500-operation storms run on a NIO session of their own (no load on the process-wide
-/// URLSession queue) and hold the gate shared like the rest.
+/// blow. Each coordinator parks in its own lot, so no test sees another's parked operations and
+/// no test needs the gate exclusively; the storms, which load the process, are
+/// `AuthenticationLoadTests`.
 @Suite(.timeLimit(.minutes(5)), .processGate(.shared))
 struct AuthenticationTests {
     /// A coordinator for `realm` that starts from a token the server never issued (so the first
@@ -36,38 +36,6 @@ struct AuthenticationTests {
     static func guarded(_ operation: DTO, by coordinator: AuthenticationCoordinator) -> DTO {
         operation.interceptor = coordinator
         return operation
-    }
-
-    /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
-    /// from 16 threads — make exactly one call to the token endpoint and all succeed.
-    @Test func stormOfFiveHundredCostsOneRefresh() async throws {
-        let (server, realm, base) = try await TestServer.newRealm()
-        let log = LogCapture()
-        let coordinator = Self.coordinator(base: base, log: log)
-        let url = base.appendingPathComponent("protected")
-        let results = try await runStorm(url: url, coordinator: coordinator)
-
-        #expect(results.count == 500)
-        #expect(results.allSatisfy { $0 == .successFinished })
-        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
-        #expect(coordinator.refreshCount == 1)
-        let token = try #require(coordinator.token)
-        #expect(!log.text.contains(token.accessToken))
-        #expect(!log.text.contains(token.refreshToken ?? "-"))
-        #expect(log.text.contains("token refreshed"))
-    }
-
-    /// The same storm with a token endpoint that fails: every operation ends with its error,
-    /// and every waiter (queue, await, syncStart) is released.
-    @Test(arguments: [TokenAuthority.Mode.fail, .garbage])
-    func failedRefreshEndsEveryOperation(_ mode: TokenAuthority.Mode) async throws {
-        let (server, realm, base) = try await TestServer.newRealm()
-        server.tokenAuthority(realm: realm).configure(mode: mode, delay: nil, lifetime: nil, maxUses: nil, expireAll: false)
-        let coordinator = Self.coordinator(base: base)
-        let results = try await runStorm(url: base.appendingPathComponent("protected"), coordinator: coordinator)
-        #expect(results.count == 500)
-        #expect(results.allSatisfy { $0 == .failedFinished })
-        #expect(coordinator.parkingLot.operations.isEmpty)
     }
 
     /// A token endpoint that hangs: the authenticator's timeout ends the refresh and every operation.
@@ -249,34 +217,5 @@ struct AuthenticationTests {
         await #expect(throws: AuthenticationError.tokenEndpoint(status: 401, error: "invalid_client")) {
             try await wrong.refresh(current: nil)
         }
-    }
-
-    /// Runs 500 guarded GETs: 200 in a queue, 200 awaited, 100 with syncStart on 16 threads.
-    private func runStorm(url: URL, coordinator: AuthenticationCoordinator) async throws -> [OperationState] {
-        let session = TestEngine.nio.makeSession()
-        defer { Task { try? await session.shutdownNIOEngine() } }
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 32
-        let queued = (0..<200).map { _ in Self.guarded(DTO.get(url).on(session), by: coordinator) }
-        for operation in queued { queue.addOperation(operation) }
-        async let awaited: [OperationState] = withTaskGroup(of: OperationState.self) { group in
-            for _ in 0..<200 {
-                group.addTask {
-                    let operation = Self.guarded(DTO.get(url).on(session), by: coordinator)
-                    _ = try? await operation.run()
-                    return operation.state
-                }
-            }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
-        let synchronous = Locked<[OperationState]>([])
-        await onThreads(16) { index in
-            for _ in 0..<(index < 4 ? 7 : 6) {
-                let operation = Self.guarded(DTO.get(url).on(session), by: coordinator).syncStart()
-                synchronous.withLock { $0.append(operation.state) }
-            }
-        }
-        for operation in queued { await operation.finished() }
-        return await awaited + synchronous.withLock { $0 } + queued.map(\.state)
     }
 }

@@ -223,32 +223,6 @@ struct ScopeTests {
         #expect(other.credentialsSeen().contains { $0.carries(betaToken) })
     }
 
-    /// A thousand calls of one API on an expired token, started at once: one refresh for all.
-    @Test func aThousandCallsOnAnExpiredTokenCostOneRefresh() async throws {
-        let server = try await TestServer.get()
-        let realm = "storm\(UUID().uuidString.prefix(6))"
-        // A NIO session of the test's own: the storm puts no load on the URLSession queue.
-        let session = TestEngine.nio.makeSession()
-        defer { Task { try? await session.shutdownNIOEngine() } }
-        AlphaAPI.scope.configuration = APIScope.Configuration(baseURL: server.baseURL, session: session)
-        var settings = AuthenticationCoordinator.Configuration()
-        settings.refreshLimit = 100
-        let coordinator = AlphaAPI.scope.configureAuthentication(
-            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: server.tokenURL(realm: realm)),
-            store: InMemoryTokenStore(Token(accessToken: "", refreshToken: "seed-storm", expiresAt: .distantPast)),
-            configuration: settings)
-        defer { AlphaAPI.scope.removeAuthentication() }
-        _ = try await APIManager.call(AlphaAPI.protected, properties: ["realm": realm], as: Granted.self)
-        server.tokenAuthority(realm: realm).configure(mode: nil, delay: 0.2, lifetime: nil, maxUses: nil, expireAll: true)
-        let storm = (0..<1_000).map { _ in APIManager.operation(AlphaAPI.protected, properties: ["realm": realm], as: Granted.self) }
-        for operation in storm { operation.start() }
-        for operation in storm { await operation.finished() }
-        let failed = storm.filter { $0.state != .successFinished }
-        #expect(failed.isEmpty, "\(failed.count) failed, e.g. \(String(describing: failed.first?.result))")
-        #expect(coordinator.refreshCount == 2)
-        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 2)
-    }
-
     /// Two APIs may share a base URL: each method still sends its own API's token.
     @Test func twoAPIsOnOneBaseURLSendTheirOwnTokens() async throws {
         let server = try await TestServer.get()

@@ -116,6 +116,13 @@ final class URLSessionEngine: TransferEngine {
     func shutdown() {
         session.finishTasksAndInvalidate()
     }
+
+    /// A released engine (its `NetworkSession` released, and with it every operation that ran
+    /// in it) invalidates its URLSession, which would otherwise keep its delegate and libcurl's
+    /// handles for the life of the process.
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
 }
 
 /// Hands the end of a transfer off the session's one serial delegate queue: what an operation
