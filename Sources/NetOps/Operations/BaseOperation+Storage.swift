@@ -34,6 +34,9 @@ extension BaseOperation {
         var frozen: Frozen?
         /// The lot the operation is parked in, while it is parked.
         var parkedIn: ParkingLot?
+        /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
+        /// lock, not a lock of its own (every operation would pay for one; few have a form).
+        var deferredFormWritten = false
     }
 
     /// What an operation fixes when it first starts: the session it runs in (its

@@ -193,9 +193,9 @@ extension BaseOperation {
     /// thread that starts the first transfer (outside the lock); the failure of the write, if any.
     private func writeDeferredForm() -> NetOpsError? {
         guard let form = deferredForm, let file = ownedBodyFile else { return nil }
-        let first = deferredFormWritten.withLock { written -> Bool in
-            defer { written = true }
-            return !written
+        let first = withLock { () -> Bool in
+            defer { storage.deferredFormWritten = true }
+            return !storage.deferredFormWritten
         }
         guard first else { return nil }
         do {

@@ -103,8 +103,6 @@ open class BaseOperation: Operation, @unchecked Sendable {
     /// The form written to `ownedBodyFile` when the operation first starts a transfer, not when
     /// it is made (the caller's thread does no file I/O); nil when the file is written already.
     package let deferredForm: MultipartFormData?
-    /// Whether `deferredForm` was written (or its write tried).
-    let deferredFormWritten = Locked(false)
 
     /// An operation for `request` whose body comes from `body` and whose response goes to `sink`.
     init(
