@@ -15,9 +15,12 @@ public enum APILayerExecutable {
     }
 
     /// Runs `apilayer` with `arguments` on a thread of its own (its blocking waits never hold a
-    /// cooperative thread); returns its exit status, standard output and error.
-    public static func run(_ arguments: [String]) async throws -> (status: Int32, output: String, error: String) {
+    /// cooperative thread), with `environment` added to this process's; returns its exit status,
+    /// standard output and error.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (status: Int32, output: String, error: String) {
         let tool = try #require(url, "the apilayer executable is built beside the tests")
-        return try await runChildProcess(tool, arguments)
+        return try await runChildProcess(tool, arguments, environment: environment)
     }
 }

@@ -18,8 +18,9 @@ final class NginxServer: @unchecked Sendable {
     private let process = Process()
     private let folder: URL
 
-    /// Where the benchmarks look for nginx; Debian's `nginx-light` (or `nginx`) installs it there.
-    static let executable = "/usr/sbin/nginx"
+    /// Where the benchmarks look for nginx: `APILAYER_NGINX` when set, else where Debian's
+    /// `nginx-light` (or `nginx`) installs it.
+    static var executable: String { ProcessInfo.processInfo.environment["APILAYER_NGINX"] ?? "/usr/sbin/nginx" }
 
     /// Why nginx could not be started.
     struct Failure: Error, CustomStringConvertible {

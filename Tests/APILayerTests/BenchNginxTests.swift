@@ -1,0 +1,46 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `apilayer bench engines --server nginx`: the private nginx starts, serves the requests of a
+/// short run, and is gone afterwards; without nginx the bench says how to install it.
+@Suite(.timeLimit(.minutes(3)), .processGate(.exclusive))
+struct BenchNginxTests {
+    struct Report: Decodable {
+        struct Figure: Decodable {
+            let name: String
+            let value: Double
+        }
+        let figures: [Figure]
+    }
+
+    static func leftovers() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("apilayer-nginx-") })
+    }
+
+    /// Exclusive: the short run still loads both cores for a few seconds.
+    @Test func aShortRunAgainstAPrivateNginx() async throws {
+        let before = Self.leftovers()
+        let run = try await APILayerExecutable.run([
+            "bench", "engines", "--server", "nginx", "--requests", "50", "--rounds", "1", "--transfer-mib", "0", "--json",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        let names = Set(report.figures.map(\.name))
+        for name in ["nio-run-vs-ahc-c1", "nio-run-vs-ahc-async-c64", "nio-cpu-per-request-c64", "memory-per-queued-operation"] {
+            #expect(names.contains(name), "\(name) missing")
+        }
+        #expect(report.figures.first { $0.name == "nio-run-vs-ahc-c1" }.map { $0.value > 0 } == true)
+        #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
+    }
+
+    @Test func aMissingNginxIsAClearError() async throws {
+        let run = try await APILayerExecutable.run(
+            ["bench", "engines", "--server", "nginx", "--requests", "10", "--rounds", "1", "--transfer-mib", "0"],
+            environment: ["APILAYER_NGINX": "/nonexistent/nginx"])
+        #expect(run.status != 0)
+        #expect(run.error.contains("nginx-light"), "\(run.error)")
+    }
+}
