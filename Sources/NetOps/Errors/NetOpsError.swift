@@ -55,7 +55,13 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The error a stage of the middleware chain failed the operation with, as it was thrown
     /// or decided (APILayer's typed `APIError`, a service's own): the `.rejected` error wraps it
     /// as a value, and its reason is its description. Not compared by `==`.
-    public var underlying: (any Error)?
+    public var underlying: (any Error)? {
+        get { boxed?.error }
+        set { boxed = newValue.map(UnderlyingError.init) }
+    }
+    /// `underlying` behind one reference: every operation keeps a few `NetOpsError`s inline,
+    /// and an existential would make each 32 bytes larger.
+    private var boxed: UnderlyingError?
 
     /// An error of `kind` concerning `url`.
     public init(_ kind: Kind, url: URL?) {
@@ -68,7 +74,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     public init(rejecting underlying: any Error, url: URL?) {
         self.kind = .rejected(reason: String(describing: underlying))
         self.url = url
-        self.underlying = underlying
+        self.boxed = UnderlyingError(underlying)
     }
 
     /// Whether two errors are of the same kind for the same URL (their underlying errors are not
@@ -152,5 +158,14 @@ extension NetOpsError.Kind {
         case .authenticationFailed: return "authenticationFailed"
         case .rejected: return "rejected"
         }
+    }
+}
+
+/// The error a `NetOpsError` carries as its `underlying` one.
+private final class UnderlyingError: Sendable {
+    let error: any Error
+
+    init(_ error: any Error) {
+        self.error = error
     }
 }

@@ -42,14 +42,20 @@ extension BaseOperation {
     /// What an operation fixes when it first starts: the session it runs in (its
     /// `privateSession`, else `NetworkSession.shared`) and the chain its requests and answers
     /// pass through. Nothing set on the operation, its session or its scope afterwards changes
-    /// them.
-    struct Frozen {
+    /// them. A class: an operation that has not started carries one reference, not the fields.
+    final class Frozen: Sendable {
         let session: NetworkSession
         /// The stages, outermost first: the session's, the retry policy's, the interceptor's,
         /// the operation's own, and connectivity's last.
         let chain: [any NetworkMiddleware]
         /// Why the run slot of `timeLimitBetweenRuns` was refused, if it was.
         let runSlotRefusal: NetOpsError?
+
+        init(session: NetworkSession, chain: [any NetworkMiddleware], runSlotRefusal: NetOpsError?) {
+            self.session = session
+            self.chain = chain
+            self.runSlotRefusal = runSlotRefusal
+        }
     }
 
     /// How an operation is to run: what its maker sets before it starts.

@@ -20,7 +20,7 @@ extension BaseOperation {
     /// URL without its query and fragment (a request whose query changes, a cache-buster or a
     /// timestamp, is still the same request, and the table of limits does not grow with it).
     public var runLimitKey: String {
-        get { withLock { runLimitKeyLocked(url: currentURL) } }
+        get { withLock { runLimitKeyLocked() } }
         set { updateSettings { settings in settings.runLimitKey = newValue } }
     }
 
@@ -29,7 +29,7 @@ extension BaseOperation {
         withLock { storage.history.dateDelayAfterExecution }
     }
 
-    private func runLimitKeyLocked(url: URL?) -> String {
+    private func runLimitKeyLocked() -> String {
         Self.runLimitKey(settings: storage.settings, request: try? storage.request.get())
     }
 
@@ -54,6 +54,6 @@ extension BaseOperation {
         storage.history.holdsRunSlot = false
         let next = Date(timeIntervalSinceNow: storage.settings.timeLimitBetweenRuns)
         storage.history.dateDelayAfterExecution = next
-        return (runLimitKeyLocked(url: currentURL), next)
+        return (runLimitKeyLocked(), next)
     }
 }
