@@ -184,8 +184,10 @@ struct MiddlewareTests {
         await #expect(throws: NetOpsError.self) { try await small.run() }
         #expect(small.maximumResponseBodyBytes == 10)
 
+        // Its own settings win over the session's (and a loaded machine meets no deadline here).
         let own = DTO.get(try await TestServer.url("bytes/100")).on(session)
         own.maximumResponseBodyBytes = nil
+        own.totalTimeout = nil
         try await own.run()
         #expect(own.receivedData.count == 100)
 
@@ -195,6 +197,7 @@ struct MiddlewareTests {
 
         let flaky = DTO.get(try await TestServer.url("realm/mw-\(UUID().uuidString.prefix(8))/flaky?key=k&fail=2&status=503")).on(session)
         flaky.maximumResponseBodyBytes = nil
+        flaky.totalTimeout = nil
         try await flaky.run()
         #expect(flaky.attemptsMade == 3)
     }
