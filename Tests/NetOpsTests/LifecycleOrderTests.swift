@@ -56,4 +56,36 @@ struct LifecycleOrderTests {
         #expect(await eventually { journal.all.count == 10 })
         #expect(journal.all == (0..<5).flatMap { ["start \($0)", "completion \($0)"] })
     }
+
+    /// `finished()` called after the machine is final but while the completions still run
+    /// waits for them (the window a caller watching `state` falls into).
+    @Test(arguments: TestEngine.allCases)
+    func finishedCalledWhileCompletionsRunWaitsForThem(_ engine: TestEngine) async throws {
+        let journal = Journal()
+        let operation = DTO.get(try await TestServer.url("json")).on(engine)
+            .onCompletion { _ in
+                Thread.sleep(forTimeInterval: 0.1)
+                journal.note("completion")
+            }
+        operation.start()
+        #expect(await eventually { !operation.state.isWorkingOrInProcess })
+        await operation.finished()
+        journal.note("finished")
+        #expect(journal.all == ["completion", "finished"])
+    }
+
+    /// The same window for a group: `finished()` waits for the completions.
+    @Test func aGroupsLateWaitersWaitForItsCompletions() async throws {
+        let journal = Journal()
+        let group = GO<Int>(sync: { _ in 1 })
+            .onCompletion { _ in
+                Thread.sleep(forTimeInterval: 0.1)
+                journal.note("completion")
+            }
+        group.start()
+        #expect(await eventually { !group.state.isWorkingOrInProcess })
+        await group.finished()
+        journal.note("finished")
+        #expect(journal.all == ["completion", "finished"])
+    }
 }

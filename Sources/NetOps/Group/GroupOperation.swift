@@ -59,6 +59,10 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         var completionHandlers: [@Sendable (GroupOperation<Result>) -> Void] = []
         var progressHandlers: [@Sendable (GroupOperation<Result>, GroupProgress) -> Void] = []
         var finalWaiters: [@Sendable () -> Void] = []
+        /// The end took the completion closures: one added later runs at once.
+        var completionsTaken = false
+        /// The end released the waiters: one added later runs at once.
+        var waitersReleased = false
         weak var delegate: (any GroupOperationDelegate)?
         weak var owner: AnyObject?
         /// The identity of `owner` when it was set: still there while the owner deinitializes.
@@ -209,7 +213,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     @discardableResult
     public func onCompletion(_ handler: @escaping @Sendable (GroupOperation<Result>) -> Void) -> Self {
         let runNow = storage.withLock { storage -> Bool in
-            guard storage.machine.state.isWorkingOrInProcess else { return true }
+            guard !storage.completionsTaken else { return true }
             storage.completionHandlers.append(handler)
             return false
         }
@@ -258,7 +262,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
     /// Calls `waiter` once the group is final and its completions ran (at once if it is).
     func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
         let runNow = storage.withLock { storage -> Bool in
-            guard storage.machine.state.isWorkingOrInProcess else { return true }
+            guard !storage.waitersReleased else { return true }
             storage.finalWaiters.append(waiter)
             return false
         }
@@ -363,6 +367,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         let (handlers, delegate) = storage.withLock { storage -> ([@Sendable (GroupOperation<Result>) -> Void], (any GroupOperationDelegate)?) in
             defer {
                 storage.completionHandlers = []
+                storage.completionsTaken = true
                 storage.progressHandlers = []
             }
             return (storage.completionHandlers, storage.delegate)
@@ -373,7 +378,10 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     func releaseFinalWaiters() {
         let waiters = storage.withLock { storage -> [@Sendable () -> Void] in
-            defer { storage.finalWaiters = [] }
+            defer {
+                storage.finalWaiters = []
+                storage.waitersReleased = true
+            }
             return storage.finalWaiters
         }
         for waiter in waiters { waiter() }

@@ -11,7 +11,7 @@ extension BaseOperation {
     @discardableResult @_disfavoredOverload
     public func onCompletion(_ handler: @escaping @Sendable (Self) -> Void) -> Self {
         let runNow = withLock { () -> Bool in
-            guard machine.state.isWorkingOrInProcess else { return true }
+            guard !storage.listeners.completionsTaken else { return true }
             storage.listeners.completionHandlers.append { handler(unsafeDowncast($0, to: Self.self)) }
             return false
         }
@@ -42,7 +42,7 @@ extension BaseOperation {
     /// Calls `waiter` once the operation is final and its completions ran (at once if it is).
     func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
         let runNow = withLock { () -> Bool in
-            guard machine.state.isWorkingOrInProcess else { return true }
+            guard !storage.listeners.waitersReleased else { return true }
             storage.listeners.finalWaiters.append(waiter)
             return false
         }
@@ -61,6 +61,7 @@ extension BaseOperation {
         let (handlers, delegate) = withLock { () -> ([@Sendable (BaseOperation) -> Void], (any NetworkOperationDelegate)?) in
             let handlers = storage.listeners.completionHandlers
             storage.listeners.completionHandlers = []
+            storage.listeners.completionsTaken = true
             storage.listeners.progressHandlers = []
             storage.listeners.stateHandlers = []
             return (handlers, lockedDelegate)
@@ -73,6 +74,7 @@ extension BaseOperation {
         let (waiters, listed) = withLock { () -> ([@Sendable () -> Void], Bool) in
             let waiters = storage.listeners.finalWaiters
             storage.listeners.finalWaiters = []
+            storage.listeners.waitersReleased = true
             return (waiters, storage.ownership.isListed)
         }
         for waiter in waiters { waiter() }

@@ -95,6 +95,11 @@ extension BaseOperation {
         var progressHandlers: [@Sendable (BaseOperation, TransferProgress) -> Void] = []
         var stateHandlers: [@Sendable (BaseOperation, OperationState) -> Void] = []
         var finalWaiters: [@Sendable () -> Void] = []
+        /// The end took the completion closures: one added later runs at once. (Between the
+        /// machine's final state and this, a closure added still joins the others.)
+        var completionsTaken = false
+        /// The end released the waiters: one added later runs at once.
+        var waitersReleased = false
     }
 
     /// The object and the identifier an operation belongs to.
