@@ -35,10 +35,19 @@ extension APIManager {
         _ method: Method, properties: Parameters = [:], headers: [String: String] = [:], as type: Model.Type,
         at keyPath: String? = nil, parser: ParseStep? = nil
     ) -> APIOperation<Model> {
+        operation(method, properties: properties, headers: headers, as: type, at: keyPath, parser: parser, shape: .data)
+    }
+
+    /// The operation of `operation(…)`, `download(…)` or `upload(…)`: made as `shape` says, its
+    /// telemetry attached.
+    static func operation<Method: APIMethod, Model: Decodable & Sendable>(
+        _ method: Method, properties: Parameters, headers: [String: String], as type: Model.Type,
+        at keyPath: String?, parser: ParseStep?, shape: CallShape<Model>
+    ) -> APIOperation<Model> {
         let scope = Method.api.snapshot
         let made = makeOperation(
             method, scope: scope, properties: properties, headers: headers, as: type, at: keyPath,
-            parser: parser)
+            parser: parser, shape: shape)
         var configuration = scope.configuration
         // A token placed as a query parameter of its own name is as secret as `access_token`:
         // hidden from the logs, spans and error texts, and stripped from a cross-origin redirect.
@@ -56,18 +65,19 @@ extension APIManager {
     /// The operation of `operation(…)`, before its telemetry is attached.
     private static func makeOperation<Method: APIMethod, Model: Decodable & Sendable>(
         _ method: Method, scope: APIScope.Snapshot, properties: Parameters, headers: [String: String], as type: Model.Type,
-        at keyPath: String?, parser: ParseStep?
+        at keyPath: String?, parser: ParseStep?, shape: CallShape<Model>
     ) -> APIOperation<Model> {
         let configuration = scope.configuration
         let stubDelay = configuration.stubMode.delay
         let pipeline = ResponsePipeline<Model>(
             method: method, keyPath: keyPath, parser: parser, configuration: configuration,
-            validates: stubDelay == nil)
+            validates: stubDelay == nil, savedFile: shape.savedFile)
         var built: RequestConstructor.Built
         do {
             built = try RequestConstructor.request(
-                for: method, properties: properties, baseURL: configuration.baseURL,
-                headers: headers)
+                for: method, properties: properties, baseURL: configuration.baseURL, token: nil,
+                headers: headers, encoding: shape.encoding(of: method))
+            if case let .upload(file) = shape { built = try uploadRequest(built.request, sending: file, method: method) }
         } catch {
             guard stubDelay != nil else { return APIOperation(failing: error, pipeline: pipeline) }
             // A stub needs no reachable URL: it never leaves the process.
@@ -84,7 +94,7 @@ extension APIManager {
             switch pipeline.stubBody() {
             case let .success(body):
                 stubEngine = StubEngine(status: status, body: body, delay: stubDelay)
-            case .failure where Model.self == NoContent.self:
+            case .failure where Model.self == NoContent.self || shape.savedFile != nil:
                 stubEngine = StubEngine(status: status, body: Data(), delay: stubDelay)
             case let .failure(error):
                 preflight = error
@@ -95,7 +105,8 @@ extension APIManager {
         case let .plain(request):
             made = APIOperation(
                 request: preflight == nil ? .success(request) : rejected(preflight, request.url),
-                body: .none, ownedBodyFile: nil, pipeline: pipeline, preflight: preflight)
+                body: shape.body(sent: stubEngine == nil), ownedBodyFile: nil, destination: shape.destination,
+                pipeline: pipeline, preflight: preflight)
         case let .multipart(request, form):
             // A stub sends nothing: its form is never written. Otherwise the form is checked
             // now and written when the operation starts (`deferredForm`), not on this thread.
@@ -110,7 +121,8 @@ extension APIManager {
             made = APIOperation(
                 request: preflight == nil ? .success(request) : rejected(preflight, request.url),
                 body: bodyFile.map(TransferBody.file) ?? .none, ownedBodyFile: bodyFile,
-                deferredForm: bodyFile == nil ? nil : form, pipeline: pipeline, preflight: preflight)
+                deferredForm: bodyFile == nil ? nil : form, destination: shape.destination, pipeline: pipeline,
+                preflight: preflight)
         }
         made.acceptableStatusCodes = method.acceptedStatuses
         if let stubEngine {
@@ -119,7 +131,8 @@ extension APIManager {
         }
         if let session = configuration.session { made.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
-        made.maximumResponseBodyBytes = configuration.maximumResponseBytes
+        // A download's body goes to a file: the limit on what a call keeps in memory is not its.
+        made.maximumResponseBodyBytes = shape.destination == nil ? configuration.maximumResponseBytes : nil
         made.totalTimeout = configuration.totalTimeout
         made.cookieJar = scope.cookieJar
         made.middleware += configuration.middleware

@@ -109,10 +109,14 @@ public enum RequestEncoding: Sendable, Equatable {
     case multipart
 }
 
-/// A file part of a multipart request, given as a property value.
+/// A file part of a multipart request, given as a property value: bytes in memory, or a file
+/// on disk streamed into the request (never loaded whole).
 public struct MultipartFile: Sendable, Equatable {
-    /// The bytes sent.
+    /// The bytes sent (empty for a part read from `fileURL`).
     public var data: Data
+    /// The file whose bytes are sent instead of `data`, copied into the request body in chunks
+    /// when the call starts; nil for a part from memory.
+    public var fileURL: URL?
     /// The file name the server sees.
     public var filename: String
     /// The part's content type.
@@ -124,5 +128,16 @@ public struct MultipartFile: Sendable, Equatable {
         self.data = data
         self.filename = filename
         self.contentType = contentType ?? MIMEType.detect(data, filename: filename).name
+    }
+
+    /// A file part read from `fileURL` when the call starts, named `filename` (default: the
+    /// file's name), announced as `contentType`; without one, as the type of the file's first
+    /// bytes and name (`MIMEType.detect(fileAt:)`). A file that cannot be read fails the call
+    /// at stage `construction`, naming its path.
+    public init(fileAt fileURL: URL, filename: String? = nil, contentType: String? = nil) {
+        data = Data()
+        self.fileURL = fileURL
+        self.filename = filename ?? fileURL.lastPathComponent
+        self.contentType = contentType ?? MIMEType.detect(fileAt: fileURL).name
     }
 }

@@ -48,12 +48,12 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
 
     init(
         request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL?,
-        deferredForm: MultipartFormData? = nil, pipeline: ResponsePipeline<Model>, preflight: APIError?
+        deferredForm: MultipartFormData? = nil, destination: URL? = nil, pipeline: ResponsePipeline<Model>, preflight: APIError?
     ) {
         methodName = pipeline.name
         self.pipeline = pipeline
         self.preflight = preflight
-        super.init(request: request, body: body, ownedBodyFile: ownedBodyFile, deferredForm: deferredForm)
+        super.init(request: request, body: body, ownedBodyFile: ownedBodyFile, deferredForm: deferredForm, destination: destination)
         use(PipelineCheck())
         // First of the completions: every later one, and every waiter, sees `result`.
         (self as BaseOperation).onCompletion { operation in

@@ -39,11 +39,15 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     let mapperConfiguration: Mapper.Configuration
     /// False for stubs: the answer is the template itself.
     let validates: Bool
+    /// The model of a download, known before it starts: the file the body went to. A download's
+    /// body is never parsed, validated or mapped.
+    let savedFile: Model?
 
     init<Method: APIMethod>(
         method: Method, keyPath: String?, parser: APIManager.ParseStep?,
-        configuration: APIScope.Configuration, validates: Bool
+        configuration: APIScope.Configuration, validates: Bool, savedFile: Model? = nil
     ) {
+        self.savedFile = savedFile
         name = method.rawValue
         templateName = method.templateName
         validation = method.validation
@@ -70,6 +74,7 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         func fail(_ stage: APIError.Stage) -> Result<Model, APIError> {
             .failure(APIError(stage, method: name, operation: operation))
         }
+        if let savedFile { return .success(savedFile) }
         if Model.self == NoContent.self, body.allSatisfy({ [0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
             return .success(NoContent() as! Model)
         }

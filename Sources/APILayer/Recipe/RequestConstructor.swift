@@ -37,6 +37,15 @@ public enum RequestConstructor {
     public static func request<Method: APIMethod>(
         for method: Method, properties: Parameters = [:], baseURL: URL?, token: String? = nil, headers: [String: String] = [:]
     ) throws(APIError) -> Built {
+        try request(for: method, properties: properties, baseURL: baseURL, token: token, headers: headers, encoding: method.encoding)
+    }
+
+    /// The request for `method` with its parameters put as `encoding` says, whatever the
+    /// method's own encoding (a file upload sends the parameters in the query).
+    static func request<Method: APIMethod>(
+        for method: Method, properties: Parameters, baseURL: URL?, token: String?, headers: [String: String],
+        encoding: RequestEncoding
+    ) throws(APIError) -> Built {
         func fail(_ reason: String) -> APIError { APIError(.construction(reason), method: method.rawValue) }
         guard let baseURL else { throw fail("the base URL of \(Method.api) is not set") }
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -51,7 +60,7 @@ public enum RequestConstructor {
         guard var url = join(baseURL, path) else {
             throw fail("path \"\(path)\" does not make a URL with \(baseURL.absoluteString)")
         }
-        if method.encoding != .query, !method.queryKeys.isEmpty {
+        if encoding != .query, !method.queryKeys.isEmpty {
             var query: Parameters = [:]
             for key in method.queryKeys { if let value = parameters.removeValue(forKey: key) { query[key] = value } }
             if !query.isEmpty {
@@ -68,10 +77,10 @@ public enum RequestConstructor {
         // Checked before `URLRequest` sees them: it drops a value with CR or LF without a word.
         if let refusal = RequestCheck.refusal(ofFields: allHeaders) { throw fail(refusal) }
         var built: Built
-        switch method.encoding {
+        switch encoding {
         case .query, .form, .json:
-            let encoding: ParameterEncoding = method.encoding == .query ? .query : method.encoding == .form ? .form : .json
-            switch RequestFactory.make(method.httpMethod, url, parameters: parameters, encoding: encoding, headers: allHeaders) {
+            let parameterEncoding: ParameterEncoding = encoding == .query ? .query : encoding == .form ? .form : .json
+            switch RequestFactory.make(method.httpMethod, url, parameters: parameters, encoding: parameterEncoding, headers: allHeaders) {
             case let .success(request): built = .plain(request)
             case let .failure(error): throw fail(error.description)
             }
@@ -81,7 +90,7 @@ public enum RequestConstructor {
             for (name, value) in allHeaders { request.setValue(value, forHTTPHeaderField: name) }
             var form = MultipartFormData()
             for key in parameters.keys.sorted() {
-                appendPart(parameters[key]!, name: key, to: &form)
+                do { try appendPart(parameters[key]!, name: key, to: &form) } catch { throw fail(error.description) }
             }
             request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
             built = .multipart(request, form)
@@ -159,16 +168,28 @@ public enum RequestConstructor {
         return (String(rest), query, fragment)
     }
 
-    private static func appendPart(_ value: any Sendable, name: String, to form: inout MultipartFormData) {
+    private static func appendPart(_ value: any Sendable, name: String, to form: inout MultipartFormData) throws(PartError) {
         switch value {
         case let file as MultipartFile:
-            form.append(file.data, name: name, filename: file.filename, contentType: file.contentType)
+            if let fileURL = file.fileURL {
+                // Copied into the body in chunks when the operation starts, never loaded whole.
+                do { try form.append(fileAt: fileURL, name: name, filename: file.filename, contentType: file.contentType) } catch {
+                    throw PartError(description: "part \"\(name)\": no readable file at \(fileURL.path)")
+                }
+            } else {
+                form.append(file.data, name: name, filename: file.filename, contentType: file.contentType)
+            }
         case let array as [any Sendable]:
-            for element in array { appendPart(element, name: name, to: &form) }
+            for element in array { try appendPart(element, name: name, to: &form) }
         case let flag as Bool:
             form.append(flag ? "true" : "false", name: name)
         default:
             form.append(String(describing: value), name: name)
         }
+    }
+
+    /// Why a part could not join a form.
+    struct PartError: Error, CustomStringConvertible {
+        let description: String
     }
 }

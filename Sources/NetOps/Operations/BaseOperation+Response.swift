@@ -25,9 +25,11 @@ extension BaseOperation {
     /// Bytes sent and received so far.
     public var progress: TransferProgress { withLock { storage.progress } }
 
-    /// The response body held in memory (empty for a `DownloadOperation`, whose body is a file).
+    /// The response body held in memory. A `DownloadOperation` writes its body to a file and
+    /// holds only the body of an answer with a status it does not accept (its first MiB), which
+    /// says why the download failed; otherwise this is empty for it.
     public var receivedData: Data {
-        withLock { (sink as? MemorySink)?.data ?? Data() }
+        withLock { (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? Data() }
     }
 
     /// The response body parsed as JSON with `JSONSerialization` (nil when it is not JSON),

@@ -233,7 +233,13 @@ extension BaseOperation {
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
             do {
-                if requestedOffset > 0, response.statusCode == 206,
+                if let file = sink as? FileSink, !storage.settings.acceptableStatusCodes.contains(response.statusCode) {
+                    // An error answer: its body, held in memory, says why; the partial file
+                    // stays as it is for a retry to resume.
+                    file.holdUnacceptedBody()
+                    storage.response = response
+                    storage.progress.totalBytesToReceive = announced
+                } else if requestedOffset > 0, response.statusCode == 206,
                     let range = ContentRange(response), range.first == requestedOffset
                 {
                     // The server continues where the suspension stopped.
@@ -326,7 +332,7 @@ extension BaseOperation {
             let outcome = AttemptOutcome(
                 request: storage.lastSentRequest ?? URLRequest(url: currentURL ?? Self.placeholderURL),
                 head: storage.response,
-                body: (sink as? MemorySink)?.data ?? Data(),
+                body: (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? Data(),
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 bytesSent: storage.progress.bytesSent,
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),

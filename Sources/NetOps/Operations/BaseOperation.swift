@@ -118,14 +118,15 @@ open class BaseOperation: Operation, @unchecked Sendable {
     }
 
     /// An operation for `request` whose body travels as `body` and whose response is kept in
-    /// memory: what other modules of this package build their typed operations on. With a
-    /// `deferredForm`, `body` is `.file(ownedBodyFile)` and the form is written there when the
-    /// first transfer starts.
+    /// memory, or saved at `destination` as a `DownloadOperation` saves it: what other modules
+    /// of this package build their typed operations on. With a `deferredForm`, `body` is
+    /// `.file(ownedBodyFile)` and the form is written there when the first transfer starts.
     package init(
-        request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil, deferredForm: MultipartFormData? = nil
+        request: Result<URLRequest, NetOpsError>, body: TransferBody, ownedBodyFile: URL? = nil, deferredForm: MultipartFormData? = nil,
+        destination: URL? = nil
     ) {
         storage = Self.initialStorage(request: request, body: body)
-        sink = MemorySink()
+        sink = destination.map { FileSink(destination: $0) } ?? MemorySink()
         self.ownedBodyFile = ownedBodyFile
         self.deferredForm = deferredForm
         super.init()

@@ -22,7 +22,21 @@ final class FileSink: ResponseSink, @unchecked Sendable {
         var writer: UInt64?
         /// Where the body is written until it is complete: hidden, beside the destination.
         var partialURL: URL
+        /// The body of an answer the operation does not accept (an error status): held in
+        /// memory instead of the file, which stays a prefix of the wanted body.
+        var unaccepted: UnacceptedBody?
     }
+
+    /// The body of an answer with a status the operation does not accept: its first
+    /// `FileSink.unacceptedBodyLimit` bytes, and how many came.
+    struct UnacceptedBody {
+        var kept = Data()
+        var received: Int64 = 0
+    }
+
+    /// The most bytes of an unaccepted answer's body held in memory (it says why the download
+    /// failed; the rest is counted and dropped).
+    static let unacceptedBodyLimit = 1 << 20
 
     let destination: URL
     private let state: Locked<State>
@@ -41,11 +55,25 @@ final class FileSink: ResponseSink, @unchecked Sendable {
     /// Where the body is being written now.
     var partialURL: URL { state.withLock { $0.partialURL } }
 
-    var bytesKept: Int64 { state.withLock { $0.bytesKept } }
+    /// Bytes kept of the current body: in the file, or of an unaccepted body, in memory.
+    var bytesKept: Int64 { state.withLock { $0.unaccepted?.received ?? $0.bytesKept } }
 
-    /// From now on only the chunks of transfer `attempt` are written.
+    /// What an answer with an unaccepted status brought, in memory; empty otherwise.
+    var unacceptedBody: Data { state.withLock { $0.unaccepted?.kept ?? Data() } }
+
+    /// From now on only the chunks of transfer `attempt` are written (to the file, until
+    /// `holdUnacceptedBody()`).
     func admit(_ attempt: UInt64) {
-        state.withLock { $0.writer = attempt }
+        state.withLock { state in
+            state.writer = attempt
+            state.unaccepted = nil
+        }
+    }
+
+    /// The current transfer's answer has a status the operation does not accept: its body is
+    /// held in memory (bounded) and the file is left as it is.
+    func holdUnacceptedBody() {
+        state.withLock { $0.unaccepted = UnacceptedBody() }
     }
 
     /// From now on no transfer's chunks are written; returns the length kept, the chunks written
@@ -62,6 +90,10 @@ final class FileSink: ResponseSink, @unchecked Sendable {
     func write(_ chunk: Data, of attempt: UInt64) throws -> Int64? {
         try state.withLock { state in
             guard state.writer == attempt else { return nil }
+            if state.unaccepted != nil {
+                Self.hold(chunk, in: &state.unaccepted!)
+                return state.unaccepted!.received
+            }
             try openHandle(&state).write(contentsOf: chunk)
             state.bytesKept += Int64(chunk.count)
             return state.bytesKept
@@ -73,6 +105,7 @@ final class FileSink: ResponseSink, @unchecked Sendable {
 
     func append(_ chunk: Data) throws {
         try state.withLock { state in
+            if state.unaccepted != nil { return Self.hold(chunk, in: &state.unaccepted!) }
             try openHandle(&state).write(contentsOf: chunk)
             state.bytesKept += Int64(chunk.count)
         }
@@ -87,6 +120,8 @@ final class FileSink: ResponseSink, @unchecked Sendable {
 
     func commit() throws {
         try state.withLock { state in
+            // A stage accepted an answer of an unaccepted status: what was held is the body.
+            if let unaccepted = state.unaccepted { try openHandle(&state).write(contentsOf: unaccepted.kept) }
             try openHandle(&state).close()
             state.handle = nil
             state.writer = nil
@@ -104,6 +139,13 @@ final class FileSink: ResponseSink, @unchecked Sendable {
             state.bytesKept = 0
             return letGo(&state)
         }
+    }
+
+    /// Counts `chunk` of an unaccepted body and keeps what fits under the limit.
+    private static func hold(_ chunk: Data, in body: inout UnacceptedBody) {
+        body.received += Int64(chunk.count)
+        let room = unacceptedBodyLimit - body.kept.count
+        if room > 0 { body.kept.append(chunk.prefix(room)) }
     }
 
     /// Forgets the partial file (the next body goes to a file of a new name) and returns its

@@ -1,0 +1,90 @@
+import APILayer
+import Foundation
+import NetOps
+import TestSupport
+import Testing
+import Validator
+
+/// A file uploaded through the recipe is streamed from disk: 200 MiB sent with the process's
+/// resident memory growing by less than 16 MiB. Holds the process gate exclusively, so no other
+/// test's allocations count.
+@Suite("The recipe: upload memory", .timeLimit(.minutes(5)), .processGate(.exclusive))
+struct RecipeUploadMemoryTests {
+    enum Blob: String, APIMethod {
+        case upload
+        var httpMethod: HTTPMethod { .post }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+        var validation: ValidationPolicy { .custom { _ in [] } }
+    }
+
+    struct Received: Decodable, Sendable {
+        let length: Int
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func twoHundredMiBGoWithFlatMemory(_ engine: TestEngine) async throws {
+        let server = try await TestServer.get()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("recipe-upload-\(UUID().uuidString).bin")
+        let size = 200 << 20
+        try Self.writeFile(at: file, size: size)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let scope = APIScope(
+            name: "upload-memory-\(engine)", configuration: APIScope.Configuration(baseURL: server.baseURL, session: engine.makeSession()))
+        // Warm up: the engine's first connection and buffers are not the upload's cost.
+        _ = try await APIManager.withDefaultAPI(scope) {
+            try await APIManager.upload(Blob.upload, fileAt: Self.smallFile(), as: Received.self).run()
+        }
+        ResidentMemory.returnFreedMemory()
+        let before = ResidentMemory.current()
+        let peak = Locked(before)
+        let sampler = Task {
+            while !Task.isCancelled {
+                let now = ResidentMemory.current()
+                peak.withLock { $0 = max($0, now) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        let received = try await APIManager.withDefaultAPI(scope) {
+            try await APIManager.upload(Blob.upload, fileAt: file, as: Received.self).run()
+        }
+        sampler.cancel()
+        let growth = peak.withLock { $0 } - before
+        #expect(received.length == size)
+        #expect(growth < 16 << 20, "resident memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB upload")
+    }
+
+    /// Writes `size` bytes in 1 MiB chunks (the test itself never holds the file).
+    static func writeFile(at url: URL, size: Int) throws {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw CocoaError(.fileWriteNoPermission) }
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        let chunk = Data(repeating: 0x5A, count: 1 << 20)
+        for _ in 0..<(size / chunk.count) { try handle.write(contentsOf: chunk) }
+    }
+
+    static func smallFile() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("recipe-upload-small-\(UUID().uuidString).bin")
+        try Data(repeating: 1, count: 4_096).write(to: url)
+        return url
+    }
+}
+
+/// The process's resident memory, read from the kernel.
+enum ResidentMemory {
+    /// `VmRSS` in bytes.
+    static func current() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1_024
+        }
+        return 0
+    }
+
+    /// Hands memory the allocator keeps after frees back to the system (glibc `malloc_trim`).
+    static func returnFreedMemory() {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+}
