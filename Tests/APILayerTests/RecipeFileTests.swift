@@ -122,7 +122,7 @@ struct RecipeFileTests {
         let (server, realm, base) = try await TestServer.newRealm()
         let scope = Self.scope(engine, base: server.baseURL, name: "token")
         scope.configureAuthentication(
-            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 5),
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 30),
             store: InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1")))
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -135,6 +135,7 @@ extension APIManager {
         made.maximumResponseBodyBytes = shape.destination == nil ? configuration.maximumResponseBytes : nil
         made.totalTimeout = configuration.totalTimeout
         made.cookieJar = scope.cookieJar
+        if let monitor = configuration.connectivityMonitor { made.connectivityMonitor = monitor }
         made.middleware += configuration.middleware
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
             made.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: configuration.origins))

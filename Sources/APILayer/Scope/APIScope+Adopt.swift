@@ -3,7 +3,7 @@ import NetOps
 extension APIScope {
     /// Makes `operation`, built outside the recipe, one of this API's operations: it runs in the
     /// API's session (engine), with the API's retry policy, redaction, response size limit, total
-    /// timeout, cookies (when the API uses them) and stages, and carries the API's
+    /// timeout, cookies (when the API uses them), connectivity monitor and stages, and carries the API's
     /// token on the API's origins only, so a 401 from any number of them at once costs one
     /// refresh and each is replayed with the fresh token.
     ///
@@ -27,6 +27,7 @@ extension APIScope {
         operation.maximumResponseBodyBytes = configuration.maximumResponseBytes
         operation.totalTimeout = configuration.totalTimeout
         operation.cookieJar = snapshot.cookieJar
+        if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         operation.middleware += configuration.middleware
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.use(ScopedAuthentication(coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins))

@@ -98,6 +98,13 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// calls send what matches; no other API, and no plain operation, sees those cookies.
         public var usesCookies = false
 
+        /// The monitor the API's calls consult when they fail to connect (nil: none). With one,
+        /// a call whose host cannot be reached while the monitor finds the network down fails
+        /// with `NetOpsError.Kind.offline` instead of `cannotConnect`, without each operation
+        /// being given the monitor; see `BaseOperation.connectivityMonitor`. A monitor serves
+        /// any number of APIs: give each scope the same one.
+        public var connectivityMonitor: ConnectivityMonitor?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
