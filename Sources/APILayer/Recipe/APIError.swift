@@ -109,3 +109,11 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         return text + "; … \(more) more errors not shown"
     }
 }
+
+extension APIError {
+    /// Whether the method's template was not found.
+    var isTemplateMissing: Bool {
+        if case .templateMissing = stage { return true }
+        return false
+    }
+}

@@ -71,7 +71,7 @@ extension APIManager {
         let stubDelay = configuration.stubMode.delay
         let pipeline = ResponsePipeline<Model>(
             method: method, keyPath: keyPath, parser: parser, configuration: configuration,
-            validates: stubDelay == nil, savedFile: shape.savedFile)
+            validates: stubDelay == nil, savedFile: shape.savedFile, templateWarnings: scope.templateWarnings)
         var built: RequestConstructor.Built
         do {
             built = try RequestConstructor.request(

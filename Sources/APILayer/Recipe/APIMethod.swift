@@ -53,6 +53,9 @@ public protocol APIMethod: RawRepresentable, Sendable where RawValue == String {
     ///
     /// `.custom` never consults a template, so a method without one uses `.custom`.
     var validation: ValidationPolicy { get }
+    /// Whether calls need the method's template to exist. Default: `.required` (a missing
+    /// template fails every call: it is a deployment error).
+    var templateRequirement: TemplateRequirement { get }
     /// Where the access token goes, or `nil` for a method sent without one.
     /// Default: the `Authorization` header.
     var tokenPlacement: TokenPlacement? { get }
@@ -81,6 +84,8 @@ extension APIMethod {
     public var acceptedStatuses: Set<Int> { BaseOperation.successStatusCodes }
     /// Every automatic check against the method's template.
     public var validation: ValidationPolicy { .automatic(.all) }
+    /// `.required`.
+    public var templateRequirement: TemplateRequirement { .required }
     /// The `Authorization: Bearer` header.
     public var tokenPlacement: TokenPlacement? { .authorizationHeader }
     /// No extra headers.

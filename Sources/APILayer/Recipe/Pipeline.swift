@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Mapper
 import NetOps
 import Templater
@@ -31,6 +32,10 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     let name: String
     let templateName: String
     let validation: ValidationPolicy
+    let templateRequirement: TemplateRequirement
+    /// Where a missing or invalid template is logged, once per API.
+    let templateWarnings: TemplateWarnings
+    let logger: Logger
     let bodyError: (@Sendable (JSONValue) -> String?)?
     let errorModel: (any APIErrorModel.Type)?
     let keyPath: String?
@@ -45,9 +50,13 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
 
     init<Method: APIMethod>(
         method: Method, keyPath: String?, parser: APIManager.ParseStep?,
-        configuration: APIScope.Configuration, validates: Bool, savedFile: Model? = nil
+        configuration: APIScope.Configuration, validates: Bool, savedFile: Model? = nil,
+        templateWarnings: TemplateWarnings = TemplateWarnings()
     ) {
         self.savedFile = savedFile
+        templateRequirement = method.templateRequirement
+        self.templateWarnings = templateWarnings
+        logger = configuration.logger
         name = method.rawValue
         templateName = method.templateName
         validation = method.validation
@@ -92,6 +101,7 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
             } else {
                 switch loadTemplate() {
                 case let .success(loaded): template = loaded
+                case let .failure(error) where templateRequirement == .ifTemplateExists && error.isTemplateMissing: template = nil
                 case let .failure(error): return .failure(APIError(error.stage, method: name, operation: operation))
                 }
             }
@@ -141,13 +151,20 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         "no template \"\(templateName)\" in \(templates.directory.path)"
     }
 
-    /// The method's compiled template, shared by every call of the template's version.
+    /// The method's compiled template, shared by every call of the template's version. The
+    /// first call that finds it missing or invalid logs it, once per API.
     private func loadTemplate() -> Result<Template, APIError> {
         let template: Template?
         do { template = try templates.compiledTemplate(for: templateName) } catch {
+            templateWarnings.warnOnce(
+                about: templateName, "template \"\(templateName)\" of \(name) is invalid, its calls fail: \(error.description)", logger: logger)
             return .failure(APIError(.templateInvalid(error.description), method: name))
         }
-        guard let template else { return .failure(APIError(.templateMissing(missingTemplate), method: name)) }
+        guard let template else {
+            let consequence = templateRequirement == .ifTemplateExists ? "its responses are not validated" : "its calls fail"
+            templateWarnings.warnOnce(about: templateName, "\(missingTemplate) for \(name): \(consequence)", logger: logger)
+            return .failure(APIError(.templateMissing(missingTemplate), method: name))
+        }
         return .success(template)
     }
 

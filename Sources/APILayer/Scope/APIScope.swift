@@ -145,6 +145,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let name: String
         /// The scope's reports not made yet.
         let reportBacklog: ReportBacklog
+        /// The templates the scope already warned about.
+        let templateWarnings: TemplateWarnings
         let configuration: Configuration
         let authentication: AuthenticationCoordinator?
         /// The scope's jar when its configuration uses cookies, else nil.
@@ -165,6 +167,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
     public let cookieJar = CookieJar()
     /// The telemetry reports of the API's calls and refreshes not made yet.
     let reportBacklog = ReportBacklog()
+    /// The missing or invalid templates already logged.
+    let templateWarnings = TemplateWarnings()
     private let state: Locked<State>
 
     /// A scope named `name` (its logger is labelled `APILayer.<name>` unless `configuration`
@@ -217,7 +221,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
     var snapshot: Snapshot {
         state.withLock {
             Snapshot(
-                name: name, reportBacklog: reportBacklog, configuration: $0.configuration, authentication: $0.authentication,
+                name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: $0.configuration,
+                authentication: $0.authentication,
                 cookieJar: $0.configuration.usesCookies ? cookieJar : nil)
         }
     }
