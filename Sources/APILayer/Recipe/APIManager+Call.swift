@@ -125,6 +125,7 @@ extension APIManager {
                 preflight: preflight)
         }
         made.acceptableStatusCodes = method.acceptedStatuses
+        if let queue = configuration.callbackQueue { made.callbackQueue = queue }
         if let stubEngine {
             made.privateSession = NetworkSession(engine: stubEngine)
             return made

@@ -28,6 +28,7 @@ extension APIScope {
         operation.totalTimeout = configuration.totalTimeout
         operation.cookieJar = snapshot.cookieJar
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
+        if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
         operation.middleware += configuration.middleware
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.use(ScopedAuthentication(coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins))

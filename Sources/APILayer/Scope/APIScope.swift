@@ -105,6 +105,12 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// any number of APIs: give each scope the same one.
         public var connectivityMonitor: ConnectivityMonitor?
 
+        /// Where the API's calls run their completion, progress and state closures (nil: on an
+        /// internal thread); see `BaseOperation.callbackQueue`. A service that hands results to
+        /// one serial queue of its own (an actor's executor, a UI-less event queue) sets it once
+        /// here instead of hopping in every closure.
+        public var callbackQueue: DispatchQueue?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,

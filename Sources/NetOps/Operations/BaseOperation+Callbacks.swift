@@ -33,6 +33,19 @@ extension BaseOperation {
         return self
     }
 
+    /// Where the operation's state, progress and completion closures and its delegate run; nil
+    /// (the default): on an internal thread, where each event arrives.
+    ///
+    /// Given a queue, every closure runs there, asynchronously; a serial queue keeps them in the
+    /// order of the events. The end is posted after the completions on that queue: `isFinished`,
+    /// then the return of `syncStart()` and `run()`. So never wait for the operation on that
+    /// queue itself (`syncStart()` from it, say): the completions could not run. Set it before
+    /// `start()`; a scope's operations take `APIScope.Configuration.callbackQueue`.
+    public var callbackQueue: DispatchQueue? {
+        get { withLock { storage.settings.callbackQueue } }
+        set { updateSettings { settings in settings.callbackQueue = newValue } }
+    }
+
     /// The delegate told of state changes, progress and the end (held weakly).
     public var delegate: (any NetworkOperationDelegate)? {
         get { withLock { lockedDelegate } }

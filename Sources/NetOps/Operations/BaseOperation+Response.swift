@@ -22,6 +22,11 @@ extension BaseOperation {
     /// Why the operation failed or was cancelled; nil while working and after success.
     public var error: NetOpsError? { withLock { machine.failure } }
 
+    /// The request as last sent, after the stages of its chain prepared it (credentials
+    /// included, so redact before logging it: `cURLDescription` does); nil before the first
+    /// transfer. For diagnostics: what the engine was actually handed.
+    public var sentRequest: URLRequest? { withLock { storage.lastSentRequest } }
+
     /// Bytes sent and received so far.
     public var progress: TransferProgress { withLock { storage.progress } }
 

@@ -77,6 +77,7 @@ extension BaseOperation {
         var connectivityMonitor: ConnectivityMonitor?
         var middleware: [any NetworkMiddleware] = []
         var redaction = Redaction.standard
+        var callbackQueue: DispatchQueue?
     }
 
     /// The settings an operation's maker set explicitly.

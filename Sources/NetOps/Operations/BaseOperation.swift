@@ -60,6 +60,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var unparkedFrom: ParkingLot?
         /// Partial files let go of, to close and delete outside the lock.
         var cleanups: [SinkCleanup] = []
+        /// Where the state, progress and completion closures run (`callbackQueue`), read in the
+        /// same hold when any of them is due; nil: where the event arrived.
+        var callbackQueue: DispatchQueue?
 
         /// Notes the file work a sink handed back, if any.
         mutating func cleanUp(_ cleanup: SinkCleanup?) {
@@ -254,6 +257,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var effects = Effects()
         lock.lock()
         body(&effects)
+        if effects.newState != nil || effects.progress != nil || effects.lifecycle.becameFinal {
+            effects.callbackQueue = storage.settings.callbackQueue
+        }
         lock.unlock()
         perform(effects)
     }
@@ -386,13 +392,26 @@ open class BaseOperation: Operation, @unchecked Sendable {
             for stage in parked.chain { stage.operationDidPark(self, in: parked.lot) }
         }
         publishExecuting(effects.lifecycle)
-        if let state = effects.newState { notifyState(state) }
+        if let state = effects.newState { deliver(on: effects.callbackQueue) { self.notifyState(state) } }
         if let begin = effects.begin { launch(begin) }
         if let report = effects.progress {
-            for handler in report.handlers { handler(self, report.progress) }
-            report.delegate?.operation(self, didUpdate: report.progress)
+            deliver(on: effects.callbackQueue) {
+                for handler in report.handlers { handler(self, report.progress) }
+                report.delegate?.operation(self, didUpdate: report.progress)
+            }
         }
-        publishEnd(effects.lifecycle)
+        if effects.lifecycle.becameFinal, let queue = effects.callbackQueue {
+            // The completions run on the caller's queue, and the end is posted after them there.
+            let lifecycle = effects.lifecycle
+            queue.async { self.publishEnd(lifecycle) }
+        } else {
+            publishEnd(effects.lifecycle)
+        }
+    }
+
+    /// Runs `work` on `queue`, or here when there is none.
+    private func deliver(on queue: DispatchQueue?, _ work: @escaping @Sendable () -> Void) {
+        if let queue { queue.async(execute: work) } else { work() }
     }
 
     /// True when events of the run numbered `number` still matter. Call with the lock held.
