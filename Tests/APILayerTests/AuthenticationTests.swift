@@ -219,3 +219,28 @@ struct AuthenticationTests {
         }
     }
 }
+
+/// The token placement of one operation, overriding its coordinator's.
+@Suite(.timeLimit(.minutes(1)))
+struct PlacementOverrideTests {
+    /// An operation whose `userInfo[placementKey]` says "query" carries the token there, on its
+    /// first request and on its replay after the refresh, the stale value replaced, not repeated;
+    /// an operation beside it keeps the coordinator's header.
+    @Test func anOperationsPlacementWinsOverTheCoordinators() async throws {
+        let (server, realm, base) = try await TestServer.newRealm()
+        let coordinator = AuthenticationTests.coordinator(base: base)
+        let viaQuery = AuthenticationTests.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+        viaQuery.userInfo[AuthenticationCoordinator.placementKey] = TokenPlacement.queryParameter("access_token")
+        let viaHeader = AuthenticationTests.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)
+        try await viaQuery.run()
+        try await viaHeader.run()
+        let token = try #require(coordinator.token?.accessToken)
+        let sent = try #require(viaQuery.sentRequest)
+        let query = URLComponents(url: try #require(sent.url), resolvingAgainstBaseURL: false)?.queryItems ?? []
+        #expect(query.filter { $0.name == "access_token" }.map(\.value) == [token])
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(viaHeader.sentRequest?.value(forHTTPHeaderField: "Authorization") == "Bearer \(token)")
+        #expect(viaHeader.sentRequest?.url?.query == nil)
+        #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
+    }
+}
