@@ -220,8 +220,9 @@ struct AuthenticationTests {
     }
 }
 
-/// The token placement of one operation, overriding its coordinator's.
-@Suite(.timeLimit(.minutes(1)))
+/// The token placement of one operation, overriding its coordinator's. Shared side of the
+/// process gate, as `AuthenticationTests`: its refresh has the same 5 s timeout.
+@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
 struct PlacementOverrideTests {
     /// An operation whose `userInfo[placementKey]` says "query" carries the token there, on its
     /// first request and on its replay after the refresh, the stale value replaced, not repeated;

@@ -15,7 +15,8 @@ extension BaseOperation {
     @discardableResult @_disfavoredOverload
     public func run() async throws -> Self {
         await startAndAwait()
-        if let error = self.error { throw error }
+        // Postponed after it ended: the outcome is its successor's.
+        if let error = latestSuccessor.error { throw error }
         return self
     }
 

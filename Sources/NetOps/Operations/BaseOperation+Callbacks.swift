@@ -72,15 +72,18 @@ extension BaseOperation {
     /// nothing they captured outlives the operation's work.
     func runCompletions() {
         let (handlers, delegate) = withLock { () -> ([@Sendable (BaseOperation) -> Void], (any NetworkOperationDelegate)?) in
-            let handlers = storage.listeners.completionHandlers
-            storage.listeners.completionHandlers = []
+            // Kept until they ran: a completion that postpones the operation hands them to its
+            // successor (`postpone(_:modification:)`).
             storage.listeners.completionsTaken = true
-            storage.listeners.progressHandlers = []
-            storage.listeners.stateHandlers = []
-            return (handlers, lockedDelegate)
+            return (storage.listeners.completionHandlers, lockedDelegate)
         }
         for handler in handlers { handler(self) }
         delegate?.operationDidFinish(self)
+        withLock {
+            storage.listeners.completionHandlers = []
+            storage.listeners.progressHandlers = []
+            storage.listeners.stateHandlers = []
+        }
     }
 
     func releaseFinalWaiters() {
@@ -90,7 +93,9 @@ extension BaseOperation {
             storage.listeners.waitersReleased = true
             return (waiters, storage.ownership.isListed)
         }
-        for waiter in waiters { waiter() }
+        if !handOverToSuccessor(waiters) {
+            for waiter in waiters { waiter() }
+        }
         if listed { OperationRegistry.untrack(self) }
     }
 }

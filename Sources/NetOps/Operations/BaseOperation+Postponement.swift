@@ -11,20 +11,39 @@ extension BaseOperation {
         NetworkSession.shared.postponedOperations
     }
 
-    /// Parks a working operation in its session's lot (`NetworkSession.parkingLot`): its
-    /// transfer stops and it waits, still working, for the session's
-    /// `performPostponedOperations(update:)` or `removeAllPostponedOperations(failingWith:)` (or
-    /// its own `totalTimeout`: time parked counts against it).
+    /// Parks an operation in its session's lot (`NetworkSession.parkingLot`) until the
+    /// session's `performPostponedOperations(on:update:)` replays it or
+    /// `removeAllPostponedOperations(failingWith:)` fails it.
+    ///
+    /// - A working operation stops its transfer and waits, still working (its `totalTimeout`
+    ///   counts the time parked).
+    /// - An operation that ended and is running its completion closures — the reference's way:
+    ///   the completion checks the answer, finds a 401, postpones the operation and starts
+    ///   getting a token — is replaced by a `successor`: a fresh copy (request, settings,
+    ///   session, owner, `userInfo`, closures) parked in its place. The replay starts the
+    ///   successor, whose end the closures hear again, with the successor as their argument.
+    ///   Whoever waits for the ended operation (a thread in `syncStart()`, a `run()`) keeps
+    ///   waiting, for the successor's end. Data, download and upload operations can be
+    ///   replaced; an API's operations are its coordinator's to park.
     ///
     /// An operation parked this way belongs to the caller: an API's authentication coordinator
     /// replays and fails only the operations parked in its own lot.
     ///
-    /// - Returns: false when the operation was not working (not started, suspended, or final).
+    /// - Parameters:
+    ///   - operation: The operation to park.
+    ///   - modification: The change its request gets at the replay, instead of the `update` of
+    ///     `performPostponedOperations` (the reference keeps one per operation, for a service
+    ///     that places a token differently for some requests).
+    /// - Returns: false when the operation can be neither parked nor replaced (not started,
+    ///   suspended, cancelled, past its completion closures, or of a kind that cannot be copied).
     @discardableResult
-    public static func postpone(_ operation: BaseOperation) -> Bool {
+    public static func postpone(_ operation: BaseOperation, modification: (@Sendable (inout URLRequest) -> Void)? = nil) -> Bool {
         var parked = false
-        operation.withEffects { parked = operation.parkLocked(in: nil, effects: &$0) }
-        return parked
+        operation.withEffects { effects in
+            parked = operation.parkLocked(in: nil, effects: &effects)
+            if parked { operation.setModificationLocked(modification) }
+        }
+        return parked || operation.postponeEnded(modification: modification)
     }
 
     /// Replays every operation parked in `NetworkSession.shared`'s lot.
@@ -58,31 +77,36 @@ extension BaseOperation {
     /// The lot the operation is parked in; nil while it is not parked.
     public var parkingLot: ParkingLot? { withLock { storage.parkedIn } }
 
-    /// True while the operation is parked (its `state` is `.working`).
-    public var isPostponed: Bool { withLock { machine.isPostponed } }
+    /// True while the operation is parked (its `state` is `.working`), or, for a `successor`,
+    /// while it waits in its lot for the replay that starts it.
+    public var isPostponed: Bool { withLock { machine.isPostponed || storage.postponement?.awaitsReplayStart == true } }
 
     /// Whether a thread in `syncStart()` may return now: only once the operation is final,
-    /// never while it is parked waiting for its replay.
+    /// never while it is parked waiting for its replay, nor while a `successor` replacing it runs.
     public var mayReleaseSyncWaiter: Bool {
-        withLock { machine.state.isFinishedOrCancelled }
+        let latest = latestSuccessor
+        return latest.withLock { latest.machine.state.isFinishedOrCancelled }
     }
 
-    /// Sends a parked operation's request again, rebuilt through `update` first. Does nothing
-    /// to an operation that is not parked (it ended meanwhile: cancelled, or its total deadline
-    /// passed).
-    public func replay(update: (@Sendable (inout URLRequest) -> Void)? = nil) {
+    /// Sends a parked operation's request again, rebuilt first through the modification it was
+    /// postponed with, else through `update`; starts a `successor` waiting for its replay (on
+    /// `queue` when one is given). Does nothing to an operation that is not parked (it ended
+    /// meanwhile: cancelled, or its total deadline passed).
+    public func replay(on queue: OperationQueue? = nil, update: (@Sendable (inout URLRequest) -> Void)? = nil) {
+        if startAsSuccessor(update: update, on: queue) { return }
         withEffects { effects in
             guard machine.isPostponed else { return }
-            if let update, case var .success(request) = storage.request {
-                update(&request)
+            if let change = storage.postponement?.modification ?? update, case var .success(request) = storage.request {
+                change(&request)
                 storage.request = .success(request)
             }
             apply({ $0.replay(newRunLocked()) }, to: &effects)
         }
     }
 
-    /// Ends a parked operation with `error`.
+    /// Ends a parked operation (or a `successor` waiting for its replay) with `error`.
     public func failPostponed(with error: NetOpsError) {
+        if failAsSuccessor(with: error) { return }
         withEffects { effects in
             guard machine.isPostponed else { return }
             apply({ $0.abort(error) }, to: &effects)

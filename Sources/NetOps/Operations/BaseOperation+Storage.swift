@@ -37,6 +37,8 @@ extension BaseOperation {
         /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
         /// lock, not a lock of its own (every operation would pay for one; few have a form).
         var deferredFormWritten = false
+        /// What postponing added: a modification for the replay, a successor.
+        var postponement: Postponement?
     }
 
     /// What an operation fixes when it first starts: the session it runs in (its

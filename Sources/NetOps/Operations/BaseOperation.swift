@@ -336,8 +336,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         effects.lifecycle.postFinished = effects.lifecycle.postFinished || change.postFinished
         effects.lifecycle.becameFinal = effects.lifecycle.becameFinal || change.becameFinal
         if before.state != after.state { effects.newState = after.state }
-        // Any way out of the parked state (replay, abort, cancel) leaves the lot.
-        if before.isPostponed, !after.isPostponed, let lot = storage.parkedIn {
+        // Any way out of the parked state (replay, abort, cancel) leaves the lot; so does the end
+        // of a successor waiting there for its replay (cancelled).
+        if before.isPostponed && !after.isPostponed || after.state.isFinishedOrCancelled, let lot = storage.parkedIn {
             storage.parkedIn = nil
             effects.unparkedFrom = lot
         }

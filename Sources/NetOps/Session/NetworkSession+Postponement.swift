@@ -13,13 +13,16 @@ extension NetworkSession {
     }
 
     /// Replays every operation parked in this session's lot, first parked first: each request is
-    /// rebuilt through `update` (for example to put a fresh token in), then through the
-    /// operation's chain, and sent again.
+    /// rebuilt through the modification it was postponed with, else `update` (for example to
+    /// put a fresh token in), then through the operation's chain, and sent again. The
+    /// successors of operations postponed after they ended start, in `queue` when one is given.
     ///
     /// - Returns: the operations replayed.
     @discardableResult
-    public func performPostponedOperations(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
-        parkingLot.replayAll(update: update)
+    public func performPostponedOperations(
+        on queue: OperationQueue? = nil, update: (@Sendable (inout URLRequest) -> Void)? = nil
+    ) -> [BaseOperation] {
+        parkingLot.replayAll(on: queue, update: update)
     }
 
     /// Ends every operation parked in this session's lot with `error` (`.failedFinished`),

@@ -64,14 +64,15 @@ public final class ParkingLot: Sendable {
     }
 
     /// Replays every operation parked here, first parked first: each request is rebuilt
-    /// through `update` (to put a fresh token in, say), then through the operation's chain, and
-    /// sent again.
+    /// through the modification it was postponed with, else `update` (to put a fresh token in,
+    /// say), then through the operation's chain, and sent again. A `successor` waiting here is
+    /// started, added to `queue` when one is given.
     ///
     /// - Returns: the operations replayed.
     @discardableResult
-    public func replayAll(update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
+    public func replayAll(on queue: OperationQueue? = nil, update: (@Sendable (inout URLRequest) -> Void)? = nil) -> [BaseOperation] {
         let operations = takeAll()
-        for operation in operations { operation.replay(update: update) }
+        for operation in operations { operation.replay(on: queue, update: update) }
         return operations
     }
 
