@@ -17,6 +17,15 @@ struct SchemaTranslator {
         var value: JSONValue
         var rules: [String: JSONValue] = [:]
         var nullable = false
+
+        /// For a value whose rules cannot be written (the root, an element): an array whose
+        /// elements may be null becomes `[null]`, so no element is checked rather than a `null`
+        /// one failing. Returns whether it was such an array.
+        mutating func droppingElementNullability() -> Bool {
+            guard rules.removeValue(forKey: "elementsMayBeNull") != nil else { return false }
+            value = .array([.null])
+            return true
+        }
     }
 
     /// The deepest schema nesting followed.
@@ -321,17 +330,18 @@ struct SchemaTranslator {
             note(.notChecked, "items", at: pointer, "an items array (a tuple) is not checked: elements are checked against nothing")
             return Translated(value: .array([]), rules: rules)
         }
-        let element = translate(items, at: pointer + "/items", example: first, depth: depth + 1)
-        let elementRules = element.rules.filter { $0.key != "isOptional" }
-        if !elementRules.isEmpty || element.nullable {
-            let names = elementRules.keys.sorted() + (element.nullable ? ["null elements"] : [])
+        var element = translate(items, at: pointer + "/items", example: first, depth: depth + 1)
+        // An element has no key, so no rules of its own; an inner array's elementsMayBeNull
+        // cannot be written either, and its elements then go unchecked rather than fail on null.
+        let innerNulls = element.droppingElementNullability()
+        let names = element.rules.keys.sorted() + (innerNulls ? ["null elements of the inner arrays"] : [])
+        if !names.isEmpty {
             note(
                 .notChecked, "items", at: pointer + "/items",
                 "rules of elements that are not objects cannot be written (\(names.joined(separator: ", "))): only their type is checked")
         }
-        if element.nullable, element.value != .null {
-            return Translated(value: .array([.null]), rules: rules)
-        }
+        // Elements that may be null: the element's own template checks every other element.
+        if element.nullable, element.value != .null { rules["elementsMayBeNull"] = .bool(true) }
         return Translated(value: .array([element.value]), rules: rules)
     }
 
@@ -350,8 +360,11 @@ struct SchemaTranslator {
             }
             let translated = translate(property, at: propertyPointer, example: example?[name], depth: depth + 1)
             result[name] = translated.value
+            // Not required: the key may be absent; nullable: its value may be null. Both
+            // are written when both hold, so the template says what the schema says.
             var rules = translated.rules
-            if !required.contains(name) || translated.nullable { rules["isOptional"] = .bool(true) }
+            if !required.contains(name) { rules["isOptional"] = .bool(true) }
+            if translated.nullable { rules["isNullable"] = .bool(true) }
             if !rules.isEmpty { result[name + "-Rules"] = .object(rules) }
         }
         switch fields["additionalProperties"] {
