@@ -192,9 +192,8 @@ struct SchemaTranslator {
                 sample = candidate
                 break
             }
-            note(
-                .exampleContradicts, "example", at: pointer,
-                "the example \(Self.describe(candidate)) is not of the schema's type \(type)")
+            let why = candidate.isNonFiniteNumber ? "is not a JSON number (infinite or NaN)" : "is not of the schema's type \(type)"
+            note(.exampleContradicts, "example", at: pointer, "the example \(Self.describe(candidate)) \(why)")
         }
 
         var translated: Translated
@@ -309,6 +308,7 @@ struct SchemaTranslator {
         if !integer, maximum == nil, let lower, lower.exclusive, made <= lower.bound { made = lower.bound + 1 }
         if !integer, let lower, lower.exclusive, made == lower.bound { made = lower.bound + (maximum.map { ($0 - lower.bound) / 2 } ?? 1) }
         if !integer, let upper, upper.exclusive, made == upper.bound { made = upper.bound - 1 }
+        if !made.isFinite { made = 0 }  // halfway between bounds of opposite signs near the largest Double
         var value = sample ?? (integer && abs(made) < 9e15 ? .int(Int(made)) : Self.numberValue(made))
         if integer, case let .double(double) = value, double == double.rounded(), abs(double) < 9e15 { value = .int(Int(double)) }
         if integer, case let .double(double) = value, double != double.rounded() {
@@ -552,8 +552,10 @@ struct SchemaTranslator {
     static func matches(_ value: JSONValue, type: String) -> Bool {
         switch (type, value) {
         case ("string", .string), ("boolean", .bool), ("array", .array), ("object", .object), ("null", .null): return true
-        case ("number", .int), ("number", .double), ("integer", .int): return true
-        case ("integer", let .double(number)): return number == number.rounded()
+        case ("number", .int), ("integer", .int): return true
+        // YAML's `.inf` and `.nan` are no JSON number: written out, they would become null.
+        case ("number", let .double(number)): return number.isFinite
+        case ("integer", let .double(number)): return number.isFinite && number == number.rounded()
         default: return false
         }
     }
@@ -619,7 +621,16 @@ struct SchemaTranslator {
 
     /// A short rendering of a value for messages.
     static func describe(_ value: JSONValue) -> String {
+        if value.isNonFiniteNumber, let number = value.numberValue { return String(number) }
         let text = String(decoding: value.serialized(), as: UTF8.self)
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    }
+}
+
+extension JSONValue {
+    /// Whether the value is a floating-point number JSON cannot write (YAML's `.inf`, `.nan`).
+    var isNonFiniteNumber: Bool {
+        if case let .double(number) = self { return !number.isFinite }
+        return false
     }
 }
