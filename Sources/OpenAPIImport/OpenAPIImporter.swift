@@ -224,7 +224,7 @@ package struct OpenAPIImporter: Sendable {
             }
         }
         var translator = SchemaTranslator(resolver: resolver, version: description.version, budget: maxTemplateValues)
-        let translated: SchemaTranslator.Translated
+        var translated: SchemaTranslator.Translated
         if let schema = media["schema"] {
             translated = translator.translate(schema, at: pointer + "/schema", example: example)
         } else {
@@ -235,8 +235,11 @@ package struct OpenAPIImporter: Sendable {
             imported.skipReason = broken
             return
         }
-        if !translated.rules.isEmpty || translated.nullable {
-            let names = translated.rules.keys.sorted() + (translated.nullable ? ["null"] : [])
+        let nullElements = translated.droppingElementNullability()
+        if !translated.rules.isEmpty || translated.nullable || nullElements {
+            let names =
+                translated.rules.keys.sorted() + (translated.nullable ? ["null"] : [])
+                + (nullElements ? ["null elements: no element is checked"] : [])
             imported.findings.append(
                 ImportFinding(
                     kind: .notChecked, construct: "root", pointer: pointer + "/schema",

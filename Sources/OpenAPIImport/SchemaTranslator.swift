@@ -17,6 +17,15 @@ struct SchemaTranslator {
         var value: JSONValue
         var rules: [String: JSONValue] = [:]
         var nullable = false
+
+        /// For a value whose rules cannot be written (the root, an element): an array whose
+        /// elements may be null becomes `[null]`, so no element is checked rather than a `null`
+        /// one failing. Returns whether it was such an array.
+        mutating func droppingElementNullability() -> Bool {
+            guard rules.removeValue(forKey: "elementsMayBeNull") != nil else { return false }
+            value = .array([.null])
+            return true
+        }
     }
 
     /// The deepest schema nesting followed.
@@ -183,9 +192,8 @@ struct SchemaTranslator {
                 sample = candidate
                 break
             }
-            note(
-                .exampleContradicts, "example", at: pointer,
-                "the example \(Self.describe(candidate)) is not of the schema's type \(type)")
+            let why = candidate.isNonFiniteNumber ? "is not a JSON number (infinite or NaN)" : "is not of the schema's type \(type)"
+            note(.exampleContradicts, "example", at: pointer, "the example \(Self.describe(candidate)) \(why)")
         }
 
         var translated: Translated
@@ -300,6 +308,7 @@ struct SchemaTranslator {
         if !integer, maximum == nil, let lower, lower.exclusive, made <= lower.bound { made = lower.bound + 1 }
         if !integer, let lower, lower.exclusive, made == lower.bound { made = lower.bound + (maximum.map { ($0 - lower.bound) / 2 } ?? 1) }
         if !integer, let upper, upper.exclusive, made == upper.bound { made = upper.bound - 1 }
+        if !made.isFinite { made = 0 }  // halfway between bounds of opposite signs near the largest Double
         var value = sample ?? (integer && abs(made) < 9e15 ? .int(Int(made)) : Self.numberValue(made))
         if integer, case let .double(double) = value, double == double.rounded(), abs(double) < 9e15 { value = .int(Int(double)) }
         if integer, case let .double(double) = value, double != double.rounded() {
@@ -321,17 +330,18 @@ struct SchemaTranslator {
             note(.notChecked, "items", at: pointer, "an items array (a tuple) is not checked: elements are checked against nothing")
             return Translated(value: .array([]), rules: rules)
         }
-        let element = translate(items, at: pointer + "/items", example: first, depth: depth + 1)
-        let elementRules = element.rules.filter { $0.key != "isOptional" }
-        if !elementRules.isEmpty || element.nullable {
-            let names = elementRules.keys.sorted() + (element.nullable ? ["null elements"] : [])
+        var element = translate(items, at: pointer + "/items", example: first, depth: depth + 1)
+        // An element has no key, so no rules of its own; an inner array's elementsMayBeNull
+        // cannot be written either, and its elements then go unchecked rather than fail on null.
+        let innerNulls = element.droppingElementNullability()
+        let names = element.rules.keys.sorted() + (innerNulls ? ["null elements of the inner arrays"] : [])
+        if !names.isEmpty {
             note(
                 .notChecked, "items", at: pointer + "/items",
                 "rules of elements that are not objects cannot be written (\(names.joined(separator: ", "))): only their type is checked")
         }
-        if element.nullable, element.value != .null {
-            return Translated(value: .array([.null]), rules: rules)
-        }
+        // Elements that may be null: the element's own template checks every other element.
+        if element.nullable, element.value != .null { rules["elementsMayBeNull"] = .bool(true) }
         return Translated(value: .array([element.value]), rules: rules)
     }
 
@@ -350,8 +360,11 @@ struct SchemaTranslator {
             }
             let translated = translate(property, at: propertyPointer, example: example?[name], depth: depth + 1)
             result[name] = translated.value
+            // Not required: the key may be absent; nullable: its value may be null. Both
+            // are written when both hold, so the template says what the schema says.
             var rules = translated.rules
-            if !required.contains(name) || translated.nullable { rules["isOptional"] = .bool(true) }
+            if !required.contains(name) { rules["isOptional"] = .bool(true) }
+            if translated.nullable { rules["isNullable"] = .bool(true) }
             if !rules.isEmpty { result[name + "-Rules"] = .object(rules) }
         }
         switch fields["additionalProperties"] {
@@ -539,8 +552,10 @@ struct SchemaTranslator {
     static func matches(_ value: JSONValue, type: String) -> Bool {
         switch (type, value) {
         case ("string", .string), ("boolean", .bool), ("array", .array), ("object", .object), ("null", .null): return true
-        case ("number", .int), ("number", .double), ("integer", .int): return true
-        case ("integer", let .double(number)): return number == number.rounded()
+        case ("number", .int), ("integer", .int): return true
+        // YAML's `.inf` and `.nan` are no JSON number: written out, they would become null.
+        case ("number", let .double(number)): return number.isFinite
+        case ("integer", let .double(number)): return number.isFinite && number == number.rounded()
         default: return false
         }
     }
@@ -606,7 +621,16 @@ struct SchemaTranslator {
 
     /// A short rendering of a value for messages.
     static func describe(_ value: JSONValue) -> String {
+        if value.isNonFiniteNumber, let number = value.numberValue { return String(number) }
         let text = String(decoding: value.serialized(), as: UTF8.self)
         return text.count > 60 ? String(text.prefix(57)) + "…" : text
+    }
+}
+
+extension JSONValue {
+    /// Whether the value is a floating-point number JSON cannot write (YAML's `.inf`, `.nan`).
+    var isNonFiniteNumber: Bool {
+        if case let .double(number) = self { return !number.isFinite }
+        return false
     }
 }

@@ -12,13 +12,15 @@ public struct ValidationMask: OptionSet, Sendable, Hashable {
         self.rawValue = rawValue
     }
 
-    /// Every key of a top-level template object is present in the response (unless optional).
+    /// Every key of a top-level template object is present in the response (unless `isOptional`;
+    /// an `isNullable` key must be present too).
     public static let keys = ValidationMask(rawValue: 1 << 0)
     /// The same as `keys`, for objects nested inside other objects, at any depth.
     public static let subEntityKeys = ValidationMask(rawValue: 1 << 1)
     /// Each value has the JSON type of the template's value (`null` in a template matches anything).
     public static let valueTypes = ValidationMask(rawValue: 1 << 2)
-    /// The rules of `name-Rules` dictionaries (`isOptional` is honoured whatever the mask).
+    /// The rules of `name-Rules` dictionaries (`isOptional`, `isNullable` and
+    /// `elementsMayBeNull` are honoured whatever the mask: they describe the shape).
     public static let extendedRules = ValidationMask(rawValue: 1 << 3)
     /// Every check.
     public static let all: ValidationMask = [.keys, .subEntityKeys, .valueTypes, .extendedRules]

@@ -61,7 +61,7 @@ struct ValidationRun {
     /// Checks `value` against the plan's node `id`; `topLevel` is true until the walk enters an object's key.
     mutating func validate(_ value: JSONValue, _ id: Int, topLevel: Bool) {
         let node = UnsafePointer(plan.nodes + id)
-        if node.pointee.isOptional, case .null = value { return }
+        if node.pointee.acceptsNull, case .null = value { return }
         let checkRules = node.pointee.hasValueRules && mask.contains(.extendedRules)
         if let expected = node.pointee.expectedType, value.type != expected {
             if mask.contains(.valueTypes) {
@@ -103,6 +103,7 @@ struct ValidationRun {
                 if let member = scratch.found[start + position] {
                     validate(members.values[member], field.pointee.node, topLevel: false)
                 } else if checkKeys, !plan.nodes[field.pointee.node].isOptional {
+                    // An `isNullable` key is missing like any other: only `isOptional` allows absence.
                     fail(.key, expected: "present", actual: "absent")
                 }
                 if pending.count > before {

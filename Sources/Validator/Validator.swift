@@ -28,9 +28,10 @@ public enum Validator {
 
     /// Validates a response against a compiled template.
     ///
-    /// Keys the template does not name are allowed. An optional key may be absent or `null`;
-    /// otherwise `null` where the template has a non-null value is a type error. Each element of
-    /// a response array is checked against the template array's first element.
+    /// Keys the template does not name are allowed. An `isOptional` key may be absent or `null`;
+    /// an `isNullable` key must be present and may be `null`; otherwise `null` where the template
+    /// has a non-null value is a type error. Each element of a response array is checked against
+    /// the template array's first element (a `null` element passes under `elementsMayBeNull`).
     /// - Parameters:
     ///   - response: The parsed response.
     ///   - template: The compiled template.

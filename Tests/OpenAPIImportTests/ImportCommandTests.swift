@@ -56,6 +56,28 @@ struct ImportCommandTests {
         #expect(!FileManager.default.fileExists(atPath: out.appendingPathComponent("broken.json").path))
     }
 
+    @Test func nullableRulesPassTemplatesCheckAndTheirMisuseIsReported() async throws {
+        let folder = try Fixtures.folder("import-nullable")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("templates")
+        let result = try await Self.run(["templates", "import", try Fixtures.url("issues.yaml").path, "--out", out.path])
+        #expect(result.status == 0, "\(result.output) \(result.error)")
+        let written = try JSONValue(parsing: Data(contentsOf: out.appendingPathComponent("issues/get.json")))
+        #expect(JSONPointer("/assignee-Rules/isNullable")?.resolve(in: written) == .bool(true))
+        #expect(JSONPointer("/assignees-Rules/elementsMayBeNull")?.resolve(in: written) == .bool(true))
+        let check = try await Self.run(["templates", "check", out.path])
+        #expect(check.status == 0, "\(check.output) \(check.error)")
+        #expect(check.output.contains("ok   issues/get.json"))
+
+        let misuse = #"{"a": 1, "a-Rules": {"isNullable": "yes"}, "s": "x", "s-Rules": {"elementsMayBeNull": true}}"#
+        try Data(misuse.utf8).write(to: out.appendingPathComponent("misuse.json"))
+        let refused = try await Self.run(["templates", "check", out.path])
+        #expect(refused.status == 1)
+        #expect(refused.error.contains("FAIL misuse.json"), "\(refused.error)")
+        #expect(refused.error.contains("/a-Rules/isNullable"))
+        #expect(refused.error.contains("/s-Rules/elementsMayBeNull"))
+    }
+
     @Test func anUnreadableDescriptionExitsTwo() async throws {
         let url = try Fixtures.file("notes.json", #"{"notes": []}"#)
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }

@@ -21,7 +21,8 @@ import Validator
         #expect(item.value(at: "/stock-Rules") == .object(["minimum": .int(0), "maximum": .int(1000), "isOptional": .bool(true)]))
         #expect(
             item.value(at: "/tags-Rules") == .object(["elementsMustBeEqualOrMoreThan": .int(1), "elementsMustBeEqualOrLessThan": .int(5)]))
-        #expect(item.value(at: "/note-Rules") == .object(["isOptional": .bool(true)]))
+        // Not required and nullable: both facts are written.
+        #expect(item.value(at: "/note-Rules") == .object(["isOptional": .bool(true), "isNullable": .bool(true)]))
         #expect(item.value(at: "/sku-Rules") == .object(["isOptional": .bool(true)]))
         // Values come from the named example.
         #expect(item.value(at: "/name") == .string("Widget"))
@@ -73,9 +74,9 @@ import Validator
         #expect(account.pathParameters == ["accountId"])
         // exclusiveMaximum: true on an integer: maximum 5 becomes 4.
         #expect(account.value(at: "/level-Rules") == .object(["minimum": .int(1), "maximum": .int(4)]))
-        // nullable: true makes the key optional; the enum stays.
+        // Required and nullable: the key must be present, null passes; the enum stays.
         #expect(
-            account.value(at: "/plan-Rules") == .object(["matchWithOneOf": .array([.string("free"), .string("gold")]), "isOptional": .bool(true)]))
+            account.value(at: "/plan-Rules") == .object(["matchWithOneOf": .array([.string("free"), .string("gold")]), "isNullable": .bool(true)]))
         #expect(account.value(at: "/balance") == .double(12.5))
         // "Ann" is longer than maxLength 2: the example contradicts its own schema.
         #expect(account.findings.contains { $0.kind == .exampleContradicts && $0.message.contains("/owner/name") })

@@ -24,10 +24,13 @@ struct TemplateCompiler {
             var sample: [JSONValue] = []
             sample.reserveCapacity(elements.count)
             // Every element is compiled so that a mistake in any of them is reported; the
-            // first one is the sample for the response's elements.
+            // first one is the sample for the response's elements, and accepts `null` when
+            // the array's rules say `elementsMayBeNull`.
+            var elementRules = RuleSet()
+            elementRules.isNullable = rules.elementsMayBeNull
             for (position, child) in elements.enumerated() {
                 path.append(.index(position))
-                let node = compile(child)
+                let node = compile(child, rules: position == 0 ? elementRules : RuleSet())
                 path.removeLast()
                 if position == 0 { element = node }
                 sample.append(node.sample)
@@ -90,6 +93,10 @@ struct TemplateCompiler {
             switch rule {
             case .isOptional:
                 if let flag = boolean(ruleValue, rule, rulePath) { set.isOptional = flag }
+            case .isNullable:
+                if let flag = boolean(ruleValue, rule, rulePath) { set.isNullable = flag }
+            case .elementsMayBeNull:
+                if let flag = boolean(ruleValue, rule, rulePath) { set.elementsMayBeNull = flag }
             case .mustMatch:
                 if let flag = boolean(ruleValue, rule, rulePath) { set.mustMatch = flag }
             case .equalInLength:

@@ -25,8 +25,11 @@ final class TemplateNode: Sendable {
     let rules: RuleSet
     /// Whether the value itself has rules to evaluate (computed once, read on every value).
     let hasValueRules: Bool
-    /// Whether the key may be absent or `null`.
+    /// Whether the key may be absent (`isOptional`).
     let isOptional: Bool
+    /// Whether the value may be `null` (`isOptional`, `isNullable`, or an element of an array
+    /// whose rules say `elementsMayBeNull`).
+    let acceptsNull: Bool
 
     init(shape: Shape, sample: JSONValue, rules: RuleSet) {
         self.shape = shape
@@ -34,6 +37,7 @@ final class TemplateNode: Sendable {
         self.rules = rules
         self.hasValueRules = rules.hasValueRules
         self.isOptional = rules.isOptional
+        self.acceptsNull = rules.acceptsNull
         switch shape {
         case .any: expectedType = nil
         case .boolean: expectedType = .boolean

@@ -12,8 +12,11 @@ final class ValidationPlan: @unchecked Sendable {
     struct Node {
         /// The JSON type demanded, or `nil` for a `null` template value (anything matches).
         var expectedType: JSONType?
+        /// Whether the key may be absent.
         var isOptional: Bool
-        /// Whether the value has rules beyond `isOptional`.
+        /// Whether the value may be `null` (then nothing else is checked).
+        var acceptsNull: Bool
+        /// Whether the value has rules beyond `isOptional`, `isNullable` and `elementsMayBeNull`.
         var hasValueRules: Bool
         /// For an array, the node of its elements (-1: none, only the type is checked).
         var element = -1
@@ -60,7 +63,8 @@ final class ValidationPlan: @unchecked Sendable {
             let id = nodes.count
             nodes.append(
                 Node(
-                    expectedType: template.expectedType, isOptional: template.isOptional, hasValueRules: template.hasValueRules,
+                    expectedType: template.expectedType, isOptional: template.isOptional, acceptsNull: template.acceptsNull,
+                    hasValueRules: template.hasValueRules,
                     rules: template.rules, sample: template.sample))
             switch template.shape {
             case .array(let element?):

@@ -19,6 +19,15 @@ import Validator
             name: "isOptional not a boolean", template: #"{"a": 1, "a-Rules": {"isOptional": 1}}"#,
             expected: ["/a-Rules/isOptional invalidRuleValue"]),
         Case(
+            name: "isNullable not a boolean", template: #"{"a": 1, "a-Rules": {"isNullable": "yes"}}"#,
+            expected: ["/a-Rules/isNullable invalidRuleValue"]),
+        Case(
+            name: "elementsMayBeNull not a boolean", template: #"{"l": [1], "l-Rules": {"elementsMayBeNull": null}}"#,
+            expected: ["/l-Rules/elementsMayBeNull invalidRuleValue"]),
+        Case(
+            name: "elementsMayBeNull on an object", template: #"{"a": {}, "a-Rules": {"elementsMayBeNull": true}}"#,
+            expected: ["/a-Rules/elementsMayBeNull inapplicableRule"]),
+        Case(
             name: "negative length", template: #"{"s": "x", "s-Rules": {"lengthMustBeEqualOrLessThan": -1}}"#,
             expected: ["/s-Rules/lengthMustBeEqualOrLessThan invalidRuleValue"]),
         Case(
@@ -79,10 +88,10 @@ import Validator
         Case(
             name: "a valid template with every rule",
             template: #"""
-                {"n": 1, "n-Rules": {"isOptional": true, "mustMatch": false, "minimum": 0, "maximum": 2.5},
+                {"n": 1, "n-Rules": {"isOptional": true, "isNullable": true, "mustMatch": false, "minimum": 0, "maximum": 2.5},
                  "s": "abcd", "s-Rules": {"equalInLength": true, "lengthMustBeEqualOrGreaterThan": 4, "lengthMustBeEqualOrLessThan": 4,
                                           "hasSuffix": "d", "matchWithOneOf": ["abcd"]},
-                 "l": [1], "l-Rules": {"elementsMustBeEqualOrMoreThan": 0, "elementsMustBeEqualOrLessThan": 0},
+                 "l": [1], "l-Rules": {"elementsMustBeEqualOrMoreThan": 0, "elementsMustBeEqualOrLessThan": 0, "elementsMayBeNull": true},
                  "o": {}, "o-Rules": {"mustMatch": true}, "b": false, "b-Rules": {"mustMatch": true}, "z": null, "z-Rules": {"isOptional": true}}
                 """#, expected: []),
     ]
