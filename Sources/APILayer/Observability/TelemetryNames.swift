@@ -18,6 +18,9 @@ enum MetricLabel {
     static let bytesSent = "apilayer.bytes.sent"
     /// Counter: response body bytes received. Dimensions: api, method.
     static let bytesReceived = "apilayer.bytes.received"
+    /// Counter: changes of a circuit of the API's breaker. Dimensions: api, origin, state
+    /// (`open`, `half_open`, `closed`).
+    static let circuitTransitions = "apilayer.circuit.transitions"
 }
 
 /// Dimension keys of the metrics: all of low cardinality (never a URL, an ID or a token).
@@ -28,6 +31,8 @@ enum MetricDimension {
     static let outcome = "outcome"
     static let stage = "stage"
     static let reason = "reason"
+    static let origin = "origin"
+    static let state = "state"
 }
 
 /// Span attribute keys: the OpenTelemetry HTTP client conventions, and APILayer's own.

@@ -29,6 +29,7 @@ extension APIScope {
         operation.cookieJar = snapshot.cookieJar
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
+        if let breaker = snapshot.circuitBreaker { operation.use(breaker) }
         operation.middleware += configuration.middleware
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.use(ScopedAuthentication(coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins))

@@ -111,6 +111,16 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// here instead of hopping in every closure.
         public var callbackQueue: DispatchQueue?
 
+        /// The API's circuit breaker, or nil (the default: a call to an origin that keeps
+        /// failing waits for its own timeout). Given one, consecutive failures (transport errors,
+        /// 5xx) of one of the API's origins past `failureThreshold` open its circuit: calls fail
+        /// at once with `NetOpsError.Kind.circuitOpen` until, after `coolDown`, one probe
+        /// succeeds. Off by default because the right threshold depends on the API's traffic,
+        /// and a breaker that opens changes what callers see; see `CircuitBreaker`. The scope
+        /// keeps one breaker while this value stays the same, logs each change of a circuit
+        /// (`warning` when it opens) and counts it (`apilayer.circuit.transitions`).
+        public var circuitBreaker: CircuitBreaker.Configuration?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -157,6 +167,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let authentication: AuthenticationCoordinator?
         /// The scope's jar when its configuration uses cookies, else nil.
         let cookieJar: CookieJar?
+        /// The scope's circuit breaker, when its configuration asks for one.
+        let circuitBreaker: CircuitBreaker?
     }
 
     private struct State {
@@ -165,6 +177,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// came in between.
         var generation: UInt64 = 0
         var authentication: AuthenticationCoordinator?
+        /// The breaker of `configuration.circuitBreaker`, made when first needed.
+        var circuitBreaker: CircuitBreaker?
     }
 
     /// The API's name, used in logs and error messages.
@@ -225,11 +239,42 @@ public final class APIScope: Sendable, CustomStringConvertible {
     }
 
     var snapshot: Snapshot {
-        state.withLock {
-            Snapshot(
-                name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: $0.configuration,
-                authentication: $0.authentication,
-                cookieJar: $0.configuration.usesCookies ? cookieJar : nil)
+        state.withLock { state in
+            // A breaker of the configured settings; a changed setting starts afresh.
+            if state.configuration.circuitBreaker != state.circuitBreaker?.configuration {
+                state.circuitBreaker = state.configuration.circuitBreaker.map(makeCircuitBreaker)
+            }
+            return Snapshot(
+                name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: state.configuration,
+                authentication: state.authentication,
+                cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker)
+        }
+    }
+
+    /// A breaker that logs and counts its circuits' changes under this API's name.
+    private func makeCircuitBreaker(_ configuration: CircuitBreaker.Configuration) -> CircuitBreaker {
+        let name = name
+        return CircuitBreaker(configuration: configuration) { [weak self] transition in
+            guard let current = self?.configuration else { return }
+            let state: String
+            switch transition.state {
+            case let .open(seconds):
+                state = "open"
+                current.logger.warning(
+                    "[APILayer] circuit of \(transition.origin) opened after repeated failures: calls fail at once for \(Int(seconds)) s",
+                    metadata: ["apilayer.api": "\(name)"])
+            case .halfOpen:
+                state = "half_open"
+                current.logger.info("[APILayer] circuit of \(transition.origin) half open: one probe goes", metadata: ["apilayer.api": "\(name)"])
+            case .closed:
+                state = "closed"
+                current.logger.info("[APILayer] circuit of \(transition.origin) closed", metadata: ["apilayer.api": "\(name)"])
+            }
+            Counter(
+                label: MetricLabel.circuitTransitions,
+                dimensions: [(MetricDimension.api, name), (MetricDimension.origin, transition.origin), (MetricDimension.state, state)],
+                factory: current.resolvedMetricsFactory
+            ).increment()
         }
     }
 

@@ -46,6 +46,9 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         /// that arrived whole (APILayer: a request it could not build, a body that broke its
         /// template or did not map); that layer's own error says more.
         case rejected(reason: String)
+        /// Not sent: the origin failed too often in a row, and its `CircuitBreaker` refuses
+        /// requests to it for `retryAfter` more seconds.
+        case circuitOpen(origin: String, retryAfter: Double)
     }
 
     /// What went wrong.
@@ -125,6 +128,8 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidRequest(reason): return "invalid request\(target): \(reason)"
         case let .authenticationFailed(reason): return "authentication failed\(target): \(reason)"
         case let .rejected(reason): return "rejected\(target): \(reason)"
+        case let .circuitOpen(origin, retryAfter):
+            return "circuit open for \(origin) after repeated failures\(target): not sent, the next try in \(Int(retryAfter.rounded(.up))) s"
         }
     }
 
@@ -157,6 +162,7 @@ extension NetOpsError.Kind {
         case .invalidRequest: return "invalidRequest"
         case .authenticationFailed: return "authenticationFailed"
         case .rejected: return "rejected"
+        case .circuitOpen: return "circuitOpen"
         }
     }
 }
