@@ -119,7 +119,13 @@ final class DecodingContext {
     }
 
     func float(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Float {
-        let double = try double(value, at: path())
+        // Not through `double(_:at:)`: a wrong type or a null is an error about a Float.
+        let double: Double
+        switch value {
+        case let .int(int): double = Double(int)
+        case let .double(number): double = number
+        default: throw unexpected(Float.self, value, at: path())
+        }
         let float = Float(double)
         guard float.isFinite else {
             throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(double) does not fit in Float."))
@@ -146,6 +152,9 @@ final class DecodingContext {
     }
 
     private func date(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Date {
+        // A null is an error about the Date, under every strategy (as JSONDecoder says), not
+        // about the Double or String a strategy reads.
+        if value == .null { throw unexpected(Date.self, value, at: path()) }
         switch dateStrategy {
         case .deferredToDate:
             return try Date(from: JSONValueDecoder(value, codingPath: path(), context: self))
