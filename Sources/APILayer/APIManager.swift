@@ -95,8 +95,8 @@ public enum APIManager {
     ///
     /// - Throws: `TokenStoreError`.
     public static func saveToken() throws {
-        guard let token else { return }
-        try requireAuthentication().updateToken(token)
+        guard token != nil else { return }
+        try requireAuthentication().saveToken()
     }
 
     /// Reloads the default API's token from its store (a corrupt store counts as none, and is logged).

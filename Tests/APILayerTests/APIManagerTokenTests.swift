@@ -98,10 +98,9 @@ struct APIManagerTokenTests {
         }
     }
 
-    /// `saveToken()` while a refresh runs: it saves the token by installing it again
-    /// (`updateToken`), which counts as the token changing under the refresh, so the refreshed
-    /// token is dropped and the stale one stays. A save should not change the token; the known
-    /// issue records that it does today.
+    /// `saveToken()` while a refresh runs writes the token as it is, without changing it: the
+    /// refresh keeps its result. (It used to install the token again, which counted as the token
+    /// changing under the refresh, and the refreshed token was dropped.)
     @Test func saveTokenDuringARefreshKeepsTheRefreshedToken() async throws {
         let (server, realm, scope, _) = try await Self.world()
         let gate = AsyncGate()
@@ -126,10 +125,8 @@ struct APIManagerTokenTests {
         }
         #expect(coordinator.refreshCount == 1)
         #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1)
-        withKnownIssue("saveToken() is updateToken(token): a running refresh's token is dropped") {
-            #expect(refreshed != stale)
-            #expect(coordinator.token != stale)
-        }
+        #expect(refreshed != stale)
+        #expect(coordinator.token == refreshed)
     }
 
     /// A store that cannot be written: `updateToken` and `saveToken` throw its error, and the

@@ -32,26 +32,20 @@ struct RecipeUploadMemoryTests {
         let scope = APIScope(
             name: "upload-memory-\(engine)", configuration: APIScope.Configuration(baseURL: server.baseURL, session: engine.makeSession()))
         // Warm up: the engine's first connection and buffers are not the upload's cost.
+        let small = try Self.smallFile()
+        defer { try? FileManager.default.removeItem(at: small) }
         _ = try await APIManager.withDefaultAPI(scope) {
-            try await APIManager.upload(Blob.upload, fileAt: Self.smallFile(), as: Received.self).run()
+            try await APIManager.upload(Blob.upload, fileAt: small, as: Received.self).run()
         }
-        ResidentMemory.returnFreedMemory()
-        let before = ResidentMemory.current()
-        let peak = Locked(before)
-        let sampler = Task {
-            while !Task.isCancelled {
-                let now = ResidentMemory.current()
-                peak.withLock { $0 = max($0, now) }
-                try? await Task.sleep(for: .milliseconds(5))
+        var received: Received?
+        let growth = try await ResidentMemory.peakGrowth {
+            received = try await APIManager.withDefaultAPI(scope) {
+                try await APIManager.upload(Blob.upload, fileAt: file, as: Received.self).run()
             }
         }
-        let received = try await APIManager.withDefaultAPI(scope) {
-            try await APIManager.upload(Blob.upload, fileAt: file, as: Received.self).run()
-        }
-        sampler.cancel()
-        let growth = peak.withLock { $0 } - before
-        #expect(received.length == size)
-        #expect(growth < 16 << 20, "resident memory grew by \(growth >> 20) MiB for a \(size >> 20) MiB upload")
+        let measured = try #require(growth, "peak resident memory cannot be measured here")
+        #expect(received?.length == size)
+        #expect(measured < 16 << 20, "resident memory grew by \(measured >> 20) MiB for a \(size >> 20) MiB upload")
     }
 
     /// Writes `size` bytes in 1 MiB chunks (the test itself never holds the file).
@@ -67,24 +61,5 @@ struct RecipeUploadMemoryTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("recipe-upload-small-\(UUID().uuidString).bin")
         try Data(repeating: 1, count: 4_096).write(to: url)
         return url
-    }
-}
-
-/// The process's resident memory, read from the kernel.
-enum ResidentMemory {
-    /// `VmRSS` in bytes.
-    static func current() -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
-            return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1_024
-        }
-        return 0
-    }
-
-    /// Hands memory the allocator keeps after frees back to the system (glibc `malloc_trim`).
-    static func returnFreedMemory() {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
-        typealias MallocTrim = @convention(c) (Int) -> Int32
-        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
     }
 }

@@ -170,6 +170,17 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         try persist(version: version) { try $0.save(token) }
     }
 
+    /// Writes the current token to the store, as it is: its version does not change, so a
+    /// refresh running meanwhile keeps its result, and a token that changes before the write
+    /// is written by its own change, never overwritten by this one.
+    ///
+    /// - Throws: `TokenStoreError`.
+    public func saveToken() throws {
+        let (token, version) = state.withLock { ($0.token, $0.version) }
+        guard let token else { return }
+        try persist(version: version) { try $0.save(token) }
+    }
+
     /// Forgets the token, in memory and in the store. A refresh running meanwhile is dropped
     /// when it returns (its token is neither kept nor saved), and the operations parked on it
     /// fail with `AuthenticationError.tokenRemovedDuringRefresh`.
