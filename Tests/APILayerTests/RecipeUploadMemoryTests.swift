@@ -37,15 +37,20 @@ struct RecipeUploadMemoryTests {
         _ = try await APIManager.withDefaultAPI(scope) {
             try await APIManager.upload(Blob.upload, fileAt: small, as: Received.self).run()
         }
-        var received: Received?
-        let growth = try await ResidentMemory.peakGrowth {
-            received = try await APIManager.withDefaultAPI(scope) {
-                try await APIManager.upload(Blob.upload, fileAt: file, as: Received.self).run()
+        // Tests outside the gate may allocate meanwhile: a second upload decides a first that
+        // measured over the bound (loading the file whole fails both, by 200 MiB or more).
+        var smallest = Int64.max
+        for _ in 0..<2 where smallest >= 16 << 20 {
+            var received: Received?
+            let growth = try await ResidentMemory.peakGrowth {
+                received = try await APIManager.withDefaultAPI(scope) {
+                    try await APIManager.upload(Blob.upload, fileAt: file, as: Received.self).run()
+                }
             }
+            #expect(received?.length == size)
+            smallest = min(smallest, try #require(growth, "peak resident memory cannot be measured here"))
         }
-        let measured = try #require(growth, "peak resident memory cannot be measured here")
-        #expect(received?.length == size)
-        #expect(measured < 16 << 20, "resident memory grew by \(measured >> 20) MiB for a \(size >> 20) MiB upload")
+        #expect(smallest < 16 << 20, "resident memory grew by \(smallest >> 20) MiB for a \(size >> 20) MiB upload")
     }
 
     /// Writes `size` bytes in 1 MiB chunks (the test itself never holds the file).
