@@ -66,6 +66,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addBasicRoutes(to: router)
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addRangeRoutes(to: router)
+        DemoRoutes.addRateLimitRoutes(to: router)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
         DemoRoutes.addIssuePageRoutes(to: router)

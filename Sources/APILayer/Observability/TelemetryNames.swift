@@ -21,6 +21,9 @@ enum MetricLabel {
     /// Counter: changes of a circuit of the API's breaker. Dimensions: api, origin, state
     /// (`open`, `half_open`, `closed`).
     static let circuitTransitions = "apilayer.circuit.transitions"
+    /// Counter: waits a server imposed on the API (`Retry-After`, an exhausted budget).
+    /// Dimensions: api, reason (`retryAfter`, `budgetExhausted`).
+    static let rateLimitWaits = "apilayer.ratelimit.waits"
 }
 
 /// Dimension keys of the metrics: all of low cardinality (never a URL, an ID or a token).

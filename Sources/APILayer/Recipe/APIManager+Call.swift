@@ -138,6 +138,7 @@ extension APIManager {
         made.cookieJar = scope.cookieJar
         if let monitor = configuration.connectivityMonitor { made.connectivityMonitor = monitor }
         if let breaker = scope.circuitBreaker { made.use(breaker) }
+        if let limiter = scope.rateLimiter { made.use(limiter) }
         made.middleware += configuration.middleware
         if let coordinator = scope.authentication, let placement = method.tokenPlacement {
             made.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: configuration.origins))

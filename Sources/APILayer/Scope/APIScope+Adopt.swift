@@ -30,6 +30,7 @@ extension APIScope {
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
         if let breaker = snapshot.circuitBreaker { operation.use(breaker) }
+        if let limiter = snapshot.rateLimiter { operation.use(limiter) }
         operation.middleware += configuration.middleware
         if let coordinator = snapshot.authentication, let tokenPlacement {
             operation.use(ScopedAuthentication(coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins))

@@ -121,6 +121,17 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// (`warning` when it opens) and counts it (`apilayer.circuit.transitions`).
         public var circuitBreaker: CircuitBreaker.Configuration?
 
+        /// The API's rate limits (see `RateLimiter`); nil: none. By default the server's own
+        /// limits are honoured: a 429 (or a 503 of a replayable request) with `Retry-After`, or
+        /// budget headers that say nothing is left (GitHub's `X-RateLimit-*`, the IETF draft's
+        /// `RateLimit`), park the API's calls until the time given, and replay them in order.
+        /// An API that sends none of these costs nothing, and one that does would otherwise
+        /// throttle or ban the service for ignoring them. A budget of the service's own
+        /// (`requestsPerInterval`) and `Idempotency-Key`s are off until set. The scope keeps one
+        /// limiter while this value stays the same; each wait a server imposes is logged and
+        /// counted (`apilayer.ratelimit.waits`).
+        public var rateLimit: RateLimiter.Configuration? = RateLimiter.Configuration()
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -169,6 +180,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let cookieJar: CookieJar?
         /// The scope's circuit breaker, when its configuration asks for one.
         let circuitBreaker: CircuitBreaker?
+        /// The scope's rate limiter, when its configuration has limits.
+        let rateLimiter: RateLimiter?
     }
 
     private struct State {
@@ -179,6 +192,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         var authentication: AuthenticationCoordinator?
         /// The breaker of `configuration.circuitBreaker`, made when first needed.
         var circuitBreaker: CircuitBreaker?
+        /// The limiter of `configuration.rateLimit`, made when first needed.
+        var rateLimiter: RateLimiter?
     }
 
     /// The API's name, used in logs and error messages.
@@ -244,10 +259,29 @@ public final class APIScope: Sendable, CustomStringConvertible {
             if state.configuration.circuitBreaker != state.circuitBreaker?.configuration {
                 state.circuitBreaker = state.configuration.circuitBreaker.map(makeCircuitBreaker)
             }
+            if state.configuration.rateLimit != state.rateLimiter?.configuration {
+                state.rateLimiter = state.configuration.rateLimit.map(makeRateLimiter)
+            }
             return Snapshot(
                 name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: state.configuration,
                 authentication: state.authentication,
-                cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker)
+                cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker,
+                rateLimiter: state.rateLimiter)
+        }
+    }
+
+    /// A limiter that logs and counts the waits servers impose, under this API's name.
+    private func makeRateLimiter(_ configuration: RateLimiter.Configuration) -> RateLimiter {
+        let name = name
+        return RateLimiter(configuration: configuration) { [weak self] wait in
+            guard let current = self?.configuration else { return }
+            current.logger.warning(
+                "[APILayer] \(name) asked to wait \(Int(wait.seconds.rounded(.up))) s (\(wait.reason.rawValue)): its calls are parked until then",
+                metadata: ["apilayer.api": "\(name)"])
+            Counter(
+                label: MetricLabel.rateLimitWaits, dimensions: [(MetricDimension.api, name), (MetricDimension.reason, wait.reason.rawValue)],
+                factory: current.resolvedMetricsFactory
+            ).increment()
         }
     }
 

@@ -1,0 +1,233 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A stage that keeps an API's calls within its rate limits: the server's, read from its
+/// answers, and optionally a budget of its own. Calls over a limit are parked, not failed, and
+/// replayed in the order they parked when the limit allows; the time parked counts against each
+/// operation's `totalTimeout`.
+///
+/// - **The server's limits** (`honoursServerLimits`, on by default): a 429, or a 503 of a
+///   replayable request, that says when to come back (`Retry-After`) parks the call and every
+///   later call of the limiter until then. An answer whose budget headers say nothing is left
+///   (`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`, as GitHub sends; `RateLimit-Remaining`
+///   and `RateLimit-Reset`, or `RateLimit: …remaining=0, reset=N`, of the IETF draft) parks the
+///   later calls until the reset. A wait past `maximumWait` is cut to it; a date in the past, or a
+///   value that does not parse, sets no wait.
+/// - **A budget of its own** (`requestsPerInterval`, off by default): a token bucket of
+///   `burst` tokens refilled at `requestsPerInterval` per `interval`; a call that finds it empty
+///   parks until a token is there. Calls never overtake the ones parked before them.
+/// - **`Idempotency-Key`** (`sendsIdempotencyKeys`, off by default): each POST gets a key, the
+///   same on every retry and replay of that operation (Stripe's convention).
+public final class RateLimiter: NetworkMiddleware, Sendable {
+    /// The limits a `RateLimiter` keeps.
+    public struct Configuration: Sendable, Equatable {
+        /// Calls allowed per `interval` (nil, the default: no budget of the limiter's own).
+        public var requestsPerInterval: Int?
+        /// The interval `requestsPerInterval` counts over, in seconds (default 1).
+        public var interval: TimeInterval
+        /// Calls allowed at once after a quiet time (default: `requestsPerInterval`).
+        public var burst: Int?
+        /// Whether `Retry-After` on a 429 or 503 and the budget headers park calls (default true).
+        public var honoursServerLimits: Bool
+        /// The longest wait a server's answer imposes, in seconds (default 600).
+        public var maximumWait: TimeInterval
+        /// Whether each POST carries an `Idempotency-Key`, kept across its retries (default false).
+        public var sendsIdempotencyKeys: Bool
+
+        /// A configuration; by default only the server's limits are honoured.
+        public init(
+            requestsPerInterval: Int? = nil, interval: TimeInterval = 1, burst: Int? = nil, honoursServerLimits: Bool = true,
+            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false
+        ) {
+            self.requestsPerInterval = requestsPerInterval.map { max(1, $0) }
+            self.interval = max(0.001, interval)
+            self.burst = burst.map { max(1, $0) }
+            self.honoursServerLimits = honoursServerLimits
+            self.maximumWait = max(0, maximumWait)
+            self.sendsIdempotencyKeys = sendsIdempotencyKeys
+        }
+    }
+
+    /// Why calls wait: what `onWait` hears.
+    public struct Wait: Sendable, Equatable {
+        /// What imposed it.
+        public enum Reason: String, Sendable {
+            /// A 429 or 503 with `Retry-After`.
+            case retryAfter
+            /// Budget headers that say nothing is left.
+            case budgetExhausted
+        }
+        /// What imposed the wait.
+        public let reason: Reason
+        /// Seconds from now until calls go again.
+        public let seconds: Double
+    }
+
+    /// The key of `BaseOperation.userInfo` holding an operation's `Idempotency-Key`.
+    public static let idempotencyKeyInfo = "netops.idempotencyKey"
+
+    private struct State {
+        /// No call goes before this time (a server's wait).
+        var blockedUntil: DispatchTime?
+        var tokens: Double
+        var refilled: DispatchTime
+        /// When the parked calls are replayed next, if a replay is scheduled.
+        var replayAt: DispatchTime?
+    }
+
+    /// The limiter's settings.
+    public let configuration: Configuration
+    /// Where the calls over a limit wait, first parked first.
+    public let parkingLot = ParkingLot()
+    private let state: Locked<State>
+    private let onWait: (@Sendable (Wait) -> Void)?
+
+    /// A limiter with `configuration`; `onWait` hears each wait a server imposes (to log it or
+    /// count it), outside the limiter's lock.
+    public init(configuration: Configuration = Configuration(), onWait: (@Sendable (Wait) -> Void)? = nil) {
+        self.configuration = configuration
+        self.onWait = onWait
+        state = Locked(State(tokens: Double(configuration.burst ?? configuration.requestsPerInterval ?? 0), refilled: .now()))
+    }
+
+    /// Seconds until calls may go again after a server's wait; 0 when none is in force.
+    public var secondsBlocked: Double {
+        let now = DispatchTime.now()
+        return state.withLock { $0.blockedUntil }.map { Self.seconds(from: now, to: $0) } ?? 0
+    }
+
+    // MARK: NetworkMiddleware
+
+    /// Parks the call while a server's wait is in force, while calls parked before it wait, or
+    /// while the budget is spent; adds the `Idempotency-Key` of a POST.
+    public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+        if configuration.sendsIdempotencyKeys { addIdempotencyKey(to: &request, of: context.operation) }
+        let now = DispatchTime.now()
+        let queued = !parkingLot.operations.isEmpty
+        let replay = state.withLock { state -> DispatchTime?? in
+            refill(&state, now: now)
+            if let until = state.blockedUntil, now < until { return .some(schedule(&state, at: until)) }
+            state.blockedUntil = nil
+            guard configuration.requestsPerInterval != nil else { return queued ? .some(schedule(&state, at: now)) : .none }
+            if !queued, state.tokens >= 1 {
+                state.tokens -= 1
+                return .none
+            }
+            return .some(schedule(&state, at: now + secondsUntilToken(state)))
+        }
+        guard let replay else { return .proceed }
+        if let replay { scheduleReplay(at: replay) }
+        return .park(in: parkingLot)
+    }
+
+    /// Reads the server's limits from the answer: a wait for every later call, and a park of
+    /// this one when it was refused for the rate (replayed once the wait is over).
+    public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        guard configuration.honoursServerLimits, let status = outcome.statusCode else { return }
+        var wait: Wait?
+        var parksThis = false
+        if status == 429 || status == 503, let seconds = retryAfter(outcome) {
+            wait = Wait(reason: .retryAfter, seconds: seconds)
+            // A 429 was not processed; a 503 is sent again only when the request may be.
+            parksThis = status == 429 || outcome.isReplayable
+        } else if let seconds = budgetReset(outcome) {
+            wait = Wait(reason: .budgetExhausted, seconds: seconds)
+        }
+        guard let wait, wait.seconds > 0 else { return }
+        let until = DispatchTime.now() + wait.seconds
+        let replay = state.withLock { state -> DispatchTime? in
+            if let current = state.blockedUntil, current >= until { return nil }
+            state.blockedUntil = until
+            return schedule(&state, at: until)
+        }
+        if let replay { scheduleReplay(at: replay) }
+        onWait?(wait)
+        if parksThis { verdict = .park(in: parkingLot) }
+    }
+
+    // MARK: The budget
+
+    private func refill(_ state: inout State, now: DispatchTime) {
+        guard let rate = configuration.requestsPerInterval else { return }
+        let capacity = Double(configuration.burst ?? rate)
+        let earned = Self.seconds(from: state.refilled, to: now) * Double(rate) / configuration.interval
+        state.tokens = min(capacity, state.tokens + earned)
+        state.refilled = now
+    }
+
+    private func secondsUntilToken(_ state: State) -> Double {
+        guard let rate = configuration.requestsPerInterval else { return 0 }
+        return max(0, 1 - state.tokens) * configuration.interval / Double(rate)
+    }
+
+    /// Notes a replay at `time` unless one comes sooner; the time to schedule, or nil.
+    private func schedule(_ state: inout State, at time: DispatchTime) -> DispatchTime? {
+        if let scheduled = state.replayAt, scheduled <= time { return nil }
+        state.replayAt = time
+        return time
+    }
+
+    /// Replays the parked calls at `time`, first parked first; those still over a limit park
+    /// again, in the same order.
+    private func scheduleReplay(at time: DispatchTime) {
+        CompletionQueue.timers.asyncAfter(deadline: time) { [self] in
+            let due = state.withLock { state -> Bool in
+                guard let scheduled = state.replayAt, scheduled <= .now() else { return false }
+                state.replayAt = nil
+                return true
+            }
+            guard due else { return }
+            CompletionQueue.async { [self] in parkingLot.replayAll() }
+        }
+    }
+
+    // MARK: Headers
+
+    /// `Retry-After` in seconds, capped; nil when absent or malformed.
+    private func retryAfter(_ outcome: AttemptOutcome) -> Double? {
+        guard let response = outcome.response, let seconds = RetryPolicy.retryAfter(response) else { return nil }
+        return min(seconds, configuration.maximumWait)
+    }
+
+    /// Seconds until the budget resets, when the answer says none is left; capped.
+    private func budgetReset(_ outcome: AttemptOutcome) -> Double? {
+        let field = { (name: String) in outcome.value(forHTTPHeaderField: name)?.trimmingCharacters(in: .whitespaces) }
+        var remaining = field("X-RateLimit-Remaining").flatMap(Int.init) ?? field("RateLimit-Remaining").flatMap(Int.init)
+        var reset: Double?
+        if let value = field("X-RateLimit-Reset").flatMap(Double.init) {
+            // GitHub sends the time of the reset in seconds since 1970; others a delay.
+            reset = value > 1_000_000_000 ? value - Date().timeIntervalSince1970 : value
+        } else if let value = field("RateLimit-Reset").flatMap(Double.init) {
+            reset = value
+        }
+        if let combined = field("RateLimit") {
+            for part in combined.split(whereSeparator: { $0 == "," || $0 == ";" }) {
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                guard pair.count == 2 else { continue }
+                if pair[0] == "remaining" { remaining = Int(pair[1]) ?? remaining }
+                if pair[0] == "reset" { reset = Double(pair[1]) ?? reset }
+            }
+        }
+        guard remaining == 0, let reset, reset.isFinite, reset > 0 else { return nil }
+        return min(reset, configuration.maximumWait)
+    }
+
+    private func addIdempotencyKey(to request: inout URLRequest, of operation: BaseOperation) {
+        guard request.httpMethod?.uppercased() == "POST", request.value(forHTTPHeaderField: "Idempotency-Key") == nil else { return }
+        var info = operation.userInfo
+        let key = info[Self.idempotencyKeyInfo] as? String ?? UUID().uuidString
+        if info[Self.idempotencyKeyInfo] == nil {
+            info[Self.idempotencyKeyInfo] = key
+            operation.userInfo = info
+        }
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+    }
+
+    private static func seconds(from earlier: DispatchTime, to later: DispatchTime) -> Double {
+        later > earlier ? Double(later.uptimeNanoseconds - earlier.uptimeNanoseconds) / 1e9 : 0
+    }
+}

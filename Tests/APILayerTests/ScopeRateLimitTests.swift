@@ -1,0 +1,71 @@
+import APILayer
+import Foundation
+import MetricsTestKit
+import NetOps
+import TestSupport
+import Testing
+import Validator
+
+/// An API's rate limits, in its scope: by default the server's own budget headers park the
+/// API's calls until the reset, so a service calling one after another is never refused.
+@Suite("API scopes: rate limits", .timeLimit(.minutes(1)))
+struct ScopeRateLimitTests {
+    enum Limited: String, APIMethod {
+        case limited
+        var httpMethod: HTTPMethod { .get }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+        var validation: ValidationPolicy { .custom { _ in [] } }
+    }
+
+    struct Answer: Decodable, Sendable {
+        let ok: Bool
+    }
+
+    struct Stats: Decodable, Sendable {
+        let served: Int
+        let refused: Int
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aScopeHonoursTheServersBudgetByDefault(_ engine: TestEngine) async throws {
+        let server = try await TestServer.get()
+        let log = LogCapture()
+        let metrics = TestMetrics()
+        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: engine.makeSession(), metricsFactory: metrics)
+        configuration.logger = log.logger()
+        #expect(configuration.rateLimit == RateLimiter.Configuration())
+        let scope = APIScope(name: "limited-\(engine)", configuration: configuration)
+        let key = "scope-\(UUID().uuidString)"
+        for _ in 0..<5 {
+            let answer = try await APIManager.withDefaultAPI(scope) {
+                try await APIManager.call(Limited.limited, properties: ["key": key, "budget": 2, "window": 1], as: Answer.self)
+            }
+            #expect(answer.ok)
+        }
+        let stats = try JSONDecoder().decode(
+            Stats.self, from: try await DTO.get(server.baseURL.appendingPathComponent("limited-stats/\(key)")).run().receivedData)
+        #expect(stats.served == 5)
+        #expect(stats.refused == 0)
+        #expect(log.messages(atLeast: .warning).contains { $0.contains("asked to wait") && $0.contains("budgetExhausted") })
+        #expect(metrics.counters.contains { $0.label == "apilayer.ratelimit.waits" && $0.totalValue > 0 })
+    }
+
+    /// Turned off, the same calls run into the server's refusal.
+    @Test func offTheServerRefuses() async throws {
+        let server = try await TestServer.get()
+        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: TestEngine.nio.makeSession())
+        configuration.rateLimit = nil
+        let scope = APIScope(name: "unlimited", configuration: configuration)
+        let key = "off-\(UUID().uuidString)"
+        var refused = 0
+        for _ in 0..<4 {
+            let operation = APIManager.withDefaultAPI(scope) {
+                APIManager.operation(Limited.limited, properties: ["key": key, "budget": 2, "window": 30], as: Answer.self)
+            }
+            _ = try? await operation.run()
+            if case let .failure(error) = operation.result, case .server(status: 429, _) = error.stage { refused += 1 }
+        }
+        #expect(refused == 2)
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NetOps
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The server's rate limits and a budget of the service's own: calls over a limit are parked
+/// and replayed in order, none fails for it, and the server refuses none it could have avoided.
+/// Against DemoServer's `/limited` and `/realm/…/flaky`, each test with its own limiter,
+/// session and key.
+@Suite(.timeLimit(.minutes(1)))
+struct RateLimiterTests {
+    /// Notes each request as it leaves, after the limiter let it go.
+    final class Sent: NetworkMiddleware, Sendable {
+        let requests = Locked<[(url: String, idempotencyKey: String?)]>([])
+        func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+            requests.withLock { $0.append((request.url?.absoluteString ?? "", request.value(forHTTPHeaderField: "Idempotency-Key"))) }
+            return .proceed
+        }
+        var count: Int { requests.withLock { $0.count } }
+    }
+
+    struct Stats: Decodable {
+        let served: Int
+        let refused: Int
+    }
+
+    static func stats(_ key: String) async throws -> Stats {
+        let operation = DTO.get(try await TestServer.url("limited-stats/\(key)"))
+        try await operation.run()
+        return try JSONDecoder().decode(Stats.self, from: operation.receivedData)
+    }
+
+    /// Budget headers that say nothing is left park the next calls until the reset: one after
+    /// another, every call succeeds and the server refuses none (GitHub's headers, and the
+    /// IETF draft's).
+    @Test(arguments: TestEngine.allCases, ["github", "ietf"])
+    func budgetHeadersKeepCallsUnderTheServersLimit(_ engine: TestEngine, style: String) async throws {
+        let heard = Locked<[RateLimiter.Wait.Reason]>([])
+        let limiter = RateLimiter { wait in heard.withLock { $0.append(wait.reason) } }
+        let session = engine.makeSession(options: .init(middleware: [limiter]))
+        let key = "budget-\(UUID().uuidString)"
+        let url = try await TestServer.url("limited?key=\(key)&budget=3&window=1&style=\(style)")
+        for _ in 0..<7 { try await DTO.get(url).on(session).run() }
+        let stats = try await Self.stats(key)
+        #expect(stats.served == 7)
+        #expect(stats.refused == 0)
+        #expect(heard.withLock { $0 }.contains(.budgetExhausted))
+    }
+
+    /// A 429 with `Retry-After` parks the call (and the calls after it) until then; it is then
+    /// sent again and succeeds.
+    @Test(arguments: TestEngine.allCases)
+    func aRetryAfterParksTheCallUntilThen(_ engine: TestEngine) async throws {
+        let heard = Locked<[RateLimiter.Wait]>([])
+        let limiter = RateLimiter { wait in heard.withLock { $0.append(wait) } }
+        let sent = Sent()
+        let session = engine.makeSession(options: .init(middleware: [limiter, sent]))
+        let realm = "r\(UUID().uuidString.prefix(8))"
+        let url = try await TestServer.url("realm/\(realm)/flaky?key=k&fail=1&status=429&retryAfter=1")
+        let started = Date()
+        let first = DTO.get(url).on(session)
+        first.start()
+        #expect(await eventually { first.isPostponed })
+        let second = DTO.get(try await TestServer.url("json")).on(session)
+        second.start()
+        #expect(await eventually { second.isPostponed })
+        try await first.run()
+        try await second.run()
+        // Both waited for the server's second; nothing was sent meanwhile.
+        #expect(Date().timeIntervalSince(started) >= 0.9)
+        #expect(sent.count == 3)
+        #expect(heard.withLock { $0.map(\.reason) } == [.retryAfter])
+        #expect(limiter.parkingLot.operations.isEmpty)
+    }
+
+    /// A budget of the service's own: 12 calls at once through a bucket of 4 per 0.2 s go
+    /// in the order they started, and the last waits for the budget.
+    @Test(arguments: TestEngine.allCases)
+    func aBucketSpacesCallsInTheirOrder(_ engine: TestEngine) async throws {
+        let limiter = RateLimiter(configuration: .init(requestsPerInterval: 4, interval: 0.2))
+        let sent = Sent()
+        let session = engine.makeSession(options: .init(middleware: [limiter, sent]))
+        let base = try await TestServer.url("json")
+        let urls = (0..<12).map { base.absoluteString + "?n=\($0)" }
+        let started = Date()
+        let operations = urls.map { DTO.get($0).on(session) }
+        for operation in operations { operation.start() }
+        for operation in operations { try await operation.run() }
+        #expect(Date().timeIntervalSince(started) >= 0.35)
+        #expect(sent.requests.withLock { $0.map(\.url) } == urls)
+    }
+
+    /// A POST carries one `Idempotency-Key`, the same on its retry.
+    @Test func aPostKeepsItsIdempotencyKeyAcrossRetries() async throws {
+        struct RetryOnce: NetworkMiddleware {
+            let judged = Locked(0)
+            func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+                if judged.withLock({ count in
+                    count += 1
+                    return count
+                }) == 1 {
+                    verdict = .retry(after: 0.01)
+                }
+            }
+        }
+        let limiter = RateLimiter(configuration: .init(sendsIdempotencyKeys: true))
+        let sent = Sent()
+        let session = TestEngine.nio.makeSession(options: .init(middleware: [limiter, sent, RetryOnce()]))
+        try await DTO.post(try await TestServer.url("echo"), parameters: ["a": 1]).on(session).run()
+        try await DTO.get(try await TestServer.url("echo")).on(session).run()
+        let keys = sent.requests.withLock { $0.map(\.idempotencyKey) }
+        #expect(keys.count == 3)
+        #expect(keys[0] != nil && keys[0] == keys[1])
+        #expect(keys[2] == nil)
+    }
+
+    /// A `Retry-After` far in the future is cut to `maximumWait`; one in the past or malformed
+    /// sets no wait.
+    @Test func outlandishWaitsAreBounded() async throws {
+        let limiter = RateLimiter(configuration: .init(maximumWait: 2))
+        let session = TestEngine.nio.makeSession(options: .init(middleware: [limiter]))
+        let realm = "r\(UUID().uuidString.prefix(8))"
+        let far = DTO.get(try await TestServer.url("realm/\(realm)/flaky?key=far&fail=1&status=429&retryAfter=99999999")).on(session)
+        far.start()
+        #expect(await eventually { far.isPostponed })
+        #expect(limiter.secondsBlocked <= 2)
+        try await far.run()
+        let malformed = DTO.get(try await TestServer.url("realm/\(realm)/flaky?key=bad&fail=1&status=429&retryAfter=soon")).on(session)
+        _ = try? await malformed.run()
+        #expect(malformed.statusCode == 429)
+        #expect(limiter.secondsBlocked == 0)
+    }
+}
