@@ -10,11 +10,6 @@ import FoundationNetworking
 import TestSupport
 #endif
 
-/// `{"ok": true}` of a realm's protected route.
-private struct Granted: Decodable, Sendable {
-    var ok: Bool
-}
-
 /// The protected route of whatever API the task binds.
 private enum StormAPI: String, APIMethod {
     case protected

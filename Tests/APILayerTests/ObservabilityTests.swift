@@ -18,11 +18,6 @@ private struct Seen: Decodable, Sendable {
     var headers: [String: String]
 }
 
-/// `{"ok": true}` of a realm's protected route.
-private struct Granted: Decodable, Sendable {
-    var ok: Bool
-}
-
 /// Methods of the default API (each test binds its own scope with `withDefaultAPI`).
 private enum ObservedAPI: String, APIMethod {
     case echo

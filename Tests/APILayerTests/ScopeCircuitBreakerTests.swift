@@ -10,14 +10,6 @@ import Validator
 /// fail at once with `circuitOpen`, and each change of the circuit is logged and counted.
 @Suite("API scopes: circuit breaker", .timeLimit(.minutes(1)))
 struct ScopeCircuitBreakerTests {
-    enum Ping: String, APIMethod {
-        case ping
-        var httpMethod: HTTPMethod { .get }
-        var encoding: RequestEncoding { .query }
-        var defaultParameters: Parameters { [:] }
-        var validation: ValidationPolicy { .custom { _ in [] } }
-    }
-
     @Test(arguments: TestEngine.allCases)
     func anAPIsCircuitOpensAfterRepeatedFailures(_ engine: TestEngine) async throws {
         let log = LogCapture()
@@ -29,7 +21,7 @@ struct ScopeCircuitBreakerTests {
         let scope = APIScope(name: "breaker-\(engine)", configuration: configuration)
         var kinds: [String] = []
         for _ in 0..<4 {
-            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(Ping.ping, as: NoContent.self) }
+            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(PingAPI.ping, as: NoContent.self) }
             _ = try? await operation.run()
             guard case let .failure(error) = operation.result, case let .transport(cause) = error.stage else {
                 Issue.record("expected a transport failure, got \(String(describing: operation.result))")
@@ -54,7 +46,7 @@ struct ScopeCircuitBreakerTests {
         let scope = APIScope(name: "no-breaker", configuration: APIScope.Configuration(baseURL: base, session: TestEngine.nio.makeSession()))
         #expect(scope.configuration.circuitBreaker == nil)
         for _ in 0..<6 {
-            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(Ping.ping, as: NoContent.self) }
+            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(PingAPI.ping, as: NoContent.self) }
             _ = try? await operation.run()
             guard case let .failure(error) = operation.result, case let .transport(cause) = error.stage, case .cannotConnect = cause.kind else {
                 Issue.record("expected cannotConnect, got \(String(describing: operation.result))")

@@ -9,14 +9,6 @@ import Validator
 /// from "this host refused" without each operation being given the monitor.
 @Suite("API scopes: connectivity", .timeLimit(.minutes(1)))
 struct ScopeConnectivityTests {
-    enum Ping: String, APIMethod {
-        case ping
-        var httpMethod: HTTPMethod { .get }
-        var encoding: RequestEncoding { .query }
-        var defaultParameters: Parameters { [:] }
-        var validation: ValidationPolicy { .custom { _ in [] } }
-    }
-
     /// A monitor whose only probe cannot resolve: after one check it finds the network down.
     static func downMonitor() async -> ConnectivityMonitor {
         let monitor = ConnectivityMonitor(configuration: .init(resolverProbeHosts: ["no-such-host.invalid"], probeTimeout: 1))
@@ -33,7 +25,7 @@ struct ScopeConnectivityTests {
         var configuration = APIScope.Configuration(baseURL: base, session: engine.makeSession())
         configuration.connectivityMonitor = await Self.downMonitor()
         let scope = APIScope(name: "offline-\(engine)", configuration: configuration)
-        let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(Ping.ping, as: NoContent.self) }
+        let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(PingAPI.ping, as: NoContent.self) }
         await #expect(throws: APIError.self) { try await operation.run() }
         guard case let .failure(error) = operation.result, case let .transport(cause) = error.stage, case .offline = cause.kind else {
             Issue.record("expected an offline transport error, got \(String(describing: operation.result))")
@@ -47,7 +39,7 @@ struct ScopeConnectivityTests {
         let address = try #require(MachineAddress.nonLoopbackIPv4())
         let base = try #require(URL(string: "http://\(address):\(try unusedPort())/"))
         let scope = APIScope(name: "no-monitor", configuration: APIScope.Configuration(baseURL: base, session: TestEngine.nio.makeSession()))
-        let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(Ping.ping, as: NoContent.self) }
+        let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(PingAPI.ping, as: NoContent.self) }
         await #expect(throws: APIError.self) { try await operation.run() }
         guard case let .failure(error) = operation.result, case let .transport(cause) = error.stage, case .cannotConnect = cause.kind else {
             Issue.record("expected cannotConnect, got \(String(describing: operation.result))")

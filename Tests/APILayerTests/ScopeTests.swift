@@ -21,11 +21,6 @@ private struct Seen: Decodable, Sendable {
     var authorization: String? { headers["authorization"] }
 }
 
-/// `{"ok": true}` of a realm's protected route.
-private struct Granted: Decodable, Sendable {
-    var ok: Bool
-}
-
 /// What the methods of the two test APIs share: an echo, a realm's protected route, a redirect.
 private protocol EchoMethods: APIMethod {}
 

@@ -10,11 +10,6 @@ import Validator
 import FoundationNetworking
 #endif
 
-/// `{"ok": true}` of a realm's protected route.
-private struct Granted: Decodable, Sendable {
-    var ok: Bool
-}
-
 /// A realm's protected route, on whatever API the task binds.
 private enum GuardedAPI: String, APIMethod {
     case protected
