@@ -72,28 +72,39 @@ extension BaseOperation {
     /// nothing they captured outlives the operation's work.
     func runCompletions() {
         let (handlers, delegate) = withLock { () -> ([@Sendable (BaseOperation) -> Void], (any NetworkOperationDelegate)?) in
-            // Kept until they ran: a completion that postpones the operation hands them to its
-            // successor (`postpone(_:modification:)`).
             storage.listeners.completionsTaken = true
-            return (storage.listeners.completionHandlers, lockedDelegate)
+            let delegate = lockedDelegate
+            // With nobody to hear the end, nothing is kept (one lock hold, as an awaited call
+            // has it). Otherwise the closures stay until they ran: a completion that postpones
+            // the operation hands them to its successor (`postpone(_:modification:)`).
+            if storage.listeners.completionHandlers.isEmpty, delegate == nil { dropListenersLocked() }
+            return (storage.listeners.completionHandlers, delegate)
         }
+        guard !handlers.isEmpty || delegate != nil else { return }
         for handler in handlers { handler(self) }
         delegate?.operationDidFinish(self)
-        withLock {
-            storage.listeners.completionHandlers = []
-            storage.listeners.progressHandlers = []
-            storage.listeners.stateHandlers = []
-        }
+        withLock { dropListenersLocked() }
+    }
+
+    /// Drops the completion, progress and state closures, so nothing they captured outlives the
+    /// operation's work. Call with the lock held.
+    private func dropListenersLocked() {
+        storage.listeners.completionHandlers = []
+        storage.listeners.progressHandlers = []
+        storage.listeners.stateHandlers = []
     }
 
     func releaseFinalWaiters() {
-        let (waiters, listed) = withLock { () -> ([@Sendable () -> Void], Bool) in
+        let (waiters, listed, successor) = withLock { () -> ([@Sendable () -> Void], Bool, BaseOperation?) in
             let waiters = storage.listeners.finalWaiters
             storage.listeners.finalWaiters = []
             storage.listeners.waitersReleased = true
-            return (waiters, storage.ownership.isListed)
+            return (waiters, storage.ownership.isListed, storage.postponement?.successor)
         }
-        if !handOverToSuccessor(waiters) {
+        if let successor {
+            // Postponed from its completion: its waiters wait for the operation replacing it.
+            for waiter in waiters { successor.whenFinal(waiter) }
+        } else {
             for waiter in waiters { waiter() }
         }
         if listed { OperationRegistry.untrack(self) }

@@ -133,11 +133,4 @@ extension BaseOperation {
         if waiting { start() }
         return waiting
     }
-
-    /// Hands `waiters` of this ended operation to its successor, if it has one; true when it did.
-    func handOverToSuccessor(_ waiters: [@Sendable () -> Void]) -> Bool {
-        guard let successor = withLock({ storage.postponement?.successor }) else { return false }
-        for waiter in waiters { successor.whenFinal(waiter) }
-        return true
-    }
 }
