@@ -125,24 +125,13 @@ extension APIManager {
                 preflight: preflight)
         }
         made.acceptableStatusCodes = method.acceptedStatuses
-        if let queue = configuration.callbackQueue { made.callbackQueue = queue }
         if let stubEngine {
+            if let queue = configuration.callbackQueue { made.callbackQueue = queue }
             made.privateSession = NetworkSession(engine: stubEngine)
             return made
         }
-        if let session = configuration.session { made.privateSession = session }
-        if let retryPolicy = configuration.retryPolicy { made.retryPolicy = retryPolicy }
         // A download's body goes to a file: the limit on what a call keeps in memory is not its.
-        made.maximumResponseBodyBytes = shape.destination == nil ? configuration.maximumResponseBytes : nil
-        made.totalTimeout = configuration.totalTimeout
-        made.cookieJar = scope.cookieJar
-        if let monitor = configuration.connectivityMonitor { made.connectivityMonitor = monitor }
-        if let breaker = scope.circuitBreaker { made.use(breaker) }
-        if let limiter = scope.rateLimiter { made.use(limiter) }
-        made.middleware += configuration.middleware
-        if let coordinator = scope.authentication, let placement = method.tokenPlacement {
-            made.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: configuration.origins))
-        }
+        scope.equip(made, placement: method.tokenPlacement, keepsBodyInMemory: shape.destination == nil)
         return made
     }
 

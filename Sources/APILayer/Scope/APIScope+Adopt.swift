@@ -20,20 +20,29 @@ extension APIScope {
     ///   - tokenPlacement: Where the token goes; nil sends the request without one.
     public func adopt(_ operation: BaseOperation, tokenPlacement: TokenPlacement? = .authorizationHeader) {
         let snapshot = self.snapshot
-        let configuration = snapshot.configuration
+        operation.redaction = snapshot.configuration.redaction.adding(parameters: Set([tokenPlacement?.parameterName].compactMap { $0 }))
+        snapshot.equip(operation, placement: tokenPlacement)
+    }
+}
+
+extension APIScope.Snapshot {
+    /// Gives `operation` what every call of the API shares: its session, retry policy, response
+    /// limit (when the body stays in memory), total timeout, cookies, connectivity monitor and
+    /// callback queue, and its stages — circuit breaker, rate limiter, the scope's own, and the
+    /// authentication when the token has a `placement`.
+    func equip(_ operation: BaseOperation, placement: TokenPlacement?, keepsBodyInMemory: Bool = true) {
         if let session = configuration.session { operation.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
-        operation.redaction = configuration.redaction.adding(parameters: Set([tokenPlacement?.parameterName].compactMap { $0 }))
-        operation.maximumResponseBodyBytes = configuration.maximumResponseBytes
+        operation.maximumResponseBodyBytes = keepsBodyInMemory ? configuration.maximumResponseBytes : nil
         operation.totalTimeout = configuration.totalTimeout
-        operation.cookieJar = snapshot.cookieJar
+        operation.cookieJar = cookieJar
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
-        if let breaker = snapshot.circuitBreaker { operation.use(breaker) }
-        if let limiter = snapshot.rateLimiter { operation.use(limiter) }
+        if let circuitBreaker { operation.use(circuitBreaker) }
+        if let rateLimiter { operation.use(rateLimiter) }
         operation.middleware += configuration.middleware
-        if let coordinator = snapshot.authentication, let tokenPlacement {
-            operation.use(ScopedAuthentication(coordinator: coordinator, placement: tokenPlacement, origins: configuration.origins))
+        if let authentication, let placement {
+            operation.use(ScopedAuthentication(coordinator: authentication, placement: placement, origins: configuration.origins))
         }
     }
 }
