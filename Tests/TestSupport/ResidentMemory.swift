@@ -3,6 +3,11 @@ import Foundation
 /// The resident memory of the test process (Linux `/proc/self/status`), for tests that check a
 /// transfer does not hold its whole body in memory.
 public enum ResidentMemory {
+    /// Whether resident sizes can say what a transfer holds: not under AddressSanitizer, whose
+    /// quarantine keeps freed memory resident (up to 256 MiB by default), so every chunk a
+    /// stream frees counts as held.
+    public static let isMeaningful: Bool = current() != nil && dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil
+
     /// Resident set size now, in bytes (`VmRSS`); nil where `/proc` does not say.
     public static func current() -> Int64? { statusField("VmRSS:") }
 
