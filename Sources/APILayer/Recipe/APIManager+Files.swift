@@ -52,8 +52,14 @@ extension APIManager {
     ///                                         properties: ["release": 7, "name": "build.zip"],
     ///                                         as: Asset.self).run()
     /// ```
-    /// - Parameters: as `operation(_:properties:headers:as:at:parser:)`, and
+    /// - Parameters:
+    ///   - method: The API method.
     ///   - fileURL: The file sent as the body.
+    ///   - properties: Path placeholders, and query parameters, merged over the method's defaults.
+    ///   - headers: Headers of this call, over the method's.
+    ///   - type: The model decoded from the answer.
+    ///   - keyPath: Dot-separated keys to the model in the response (`nil`: the whole response).
+    ///   - parser: An optional step before mapping.
     /// - Returns: The operation, not started.
     public static func upload<Method: APIMethod, Model: Decodable & Sendable>(
         _ method: Method, fileAt fileURL: URL, properties: Parameters = [:], headers: [String: String] = [:],
