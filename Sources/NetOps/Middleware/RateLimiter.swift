@@ -107,7 +107,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
         if configuration.sendsIdempotencyKeys { addIdempotencyKey(to: &request, of: context.operation) }
         let now = DispatchTime.now()
-        let queued = !parkingLot.operations.isEmpty
+        let queued = !parkingLot.isEmpty
         let replay = state.withLock { state -> DispatchTime?? in
             refill(&state, now: now)
             if let until = state.blockedUntil, now < until { return .some(schedule(&state, at: until)) }

@@ -29,6 +29,9 @@ public final class ParkingLot: Sendable {
     /// An empty lot.
     public init() {}
 
+    /// Whether no operation is parked here.
+    public var isEmpty: Bool { parked.withLock { $0.entries.isEmpty } }
+
     /// Lists `operation`, which parked itself here (outside its lock).
     func add(_ operation: BaseOperation) {
         parked.withLock { parked in
