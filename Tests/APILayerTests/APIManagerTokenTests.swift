@@ -10,17 +10,6 @@ import Validator
 import FoundationNetworking
 #endif
 
-/// A realm's protected route, on whatever API the task binds.
-private enum RealmAPI: String, APIMethod {
-    case protected
-
-    var path: String { "realm/{realm}/protected" }
-    var httpMethod: HTTPMethod { .get }
-    var encoding: RequestEncoding { .query }
-    var defaultParameters: Parameters { [:] }
-    var validation: ValidationPolicy { .custom { _ in [] } }
-}
-
 /// `APIManager`'s token members (`isThereToken`, `updateToken`, `saveToken`, `token`,
 /// `removeToken`) on the default API, end to end against DemoServer: each test binds a scope,
 /// a session, a realm and a token file of its own.
@@ -74,7 +63,7 @@ struct APIManagerTokenTests {
             #expect(APIManager.token == login)
             #expect(try FileTokenStore(fileURL: file).load() == login, "a new store of the same file reads it")
 
-            let granted = try await APIManager.call(RealmAPI.protected, properties: ["realm": realm], as: Granted.self)
+            let granted = try await APIManager.call(ProtectedAPI.protected, properties: ["realm": realm], as: Granted.self)
             #expect(granted.ok)
             #expect(coordinator.refreshCount == 0)
             #expect(server.tokenAuthority(realm: realm).snapshot.tokenRequests == 1, "the login's only")
@@ -144,7 +133,7 @@ struct APIManagerTokenTests {
             #expect(APIManager.isThereToken)
             #expect(APIManager.token == login)
             #expect(throws: TokenStoreError.self) { try APIManager.saveToken() }
-            let granted = try await APIManager.call(RealmAPI.protected, properties: ["realm": realm], as: Granted.self)
+            let granted = try await APIManager.call(ProtectedAPI.protected, properties: ["realm": realm], as: Granted.self)
             #expect(granted.ok)
         }
     }

@@ -10,17 +10,6 @@ import FoundationNetworking
 import TestSupport
 #endif
 
-/// The protected route of whatever API the task binds.
-private enum StormAPI: String, APIMethod {
-    case protected
-
-    var path: String { "realm/{realm}/protected" }
-    var httpMethod: HTTPMethod { .get }
-    var encoding: RequestEncoding { .query }
-    var defaultParameters: Parameters { [:] }
-    var validation: ValidationPolicy { .custom { _ in [] } }
-}
-
 /// Token storms: hundreds of operations on one expired or refused token, for one refresh.
 ///
 /// Exclusive side of the process gate, for load only: each storm has its own realm, coordinator,
@@ -76,9 +65,9 @@ struct AuthenticationLoadTests {
             store: InMemoryTokenStore(Token(accessToken: "", refreshToken: "seed-storm", expiresAt: .distantPast)),
             configuration: settings)
         try await APIManager.withDefaultAPI(scope) {
-            _ = try await APIManager.call(StormAPI.protected, properties: ["realm": realm], as: Granted.self)
+            _ = try await APIManager.call(ProtectedAPI.protected, properties: ["realm": realm], as: Granted.self)
             server.tokenAuthority(realm: realm).configure(mode: nil, delay: 0.2, lifetime: nil, maxUses: nil, expireAll: true)
-            let storm = (0..<1_000).map { _ in APIManager.operation(StormAPI.protected, properties: ["realm": realm], as: Granted.self) }
+            let storm = (0..<1_000).map { _ in APIManager.operation(ProtectedAPI.protected, properties: ["realm": realm], as: Granted.self) }
             for operation in storm { operation.start() }
             for operation in storm { await operation.finished() }
             let failed = storm.filter { $0.state != .successFinished }

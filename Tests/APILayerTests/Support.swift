@@ -28,3 +28,14 @@ enum PingAPI: String, APIMethod {
     var defaultParameters: Parameters { [:] }
     var validation: ValidationPolicy { .custom { _ in [] } }
 }
+
+/// A realm's protected route (`GET realm/{realm}/protected`), on whatever API the task binds.
+enum ProtectedAPI: String, APIMethod {
+    case protected
+
+    var path: String { "realm/{realm}/protected" }
+    var httpMethod: HTTPMethod { .get }
+    var encoding: RequestEncoding { .query }
+    var defaultParameters: Parameters { [:] }
+    var validation: ValidationPolicy { .custom { _ in [] } }
+}

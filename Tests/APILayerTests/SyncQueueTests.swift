@@ -10,17 +10,6 @@ import Validator
 import FoundationNetworking
 #endif
 
-/// A realm's protected route, on whatever API the task binds.
-private enum GuardedAPI: String, APIMethod {
-    case protected
-
-    var path: String { "realm/{realm}/protected" }
-    var httpMethod: HTTPMethod { .get }
-    var encoding: RequestEncoding { .query }
-    var defaultParameters: Parameters { [:] }
-    var validation: ValidationPolicy { .custom { _ in [] } }
-}
-
 /// `APIManager.syncQueue` (one operation at a time) and `asyncQueue` (concurrent) while a token
 /// refresh runs: an operation parked on a 401 is still executing, so on the serial queue it holds
 /// every operation queued after it — even one that needs no token — until the refresh ends and
@@ -64,7 +53,7 @@ struct SyncQueueTests {
         let world = try await Self.world()
         defer { world.scope.removeAuthentication() }
         let guarded = APIManager.withDefaultAPI(world.scope) {
-            APIManager.operation(GuardedAPI.protected, properties: ["realm": world.realm], as: Granted.self)
+            APIManager.operation(ProtectedAPI.protected, properties: ["realm": world.realm], as: Granted.self)
         }
         let unrelated = DTO.get(world.server.baseURL.appendingPathComponent("echo")).on(NetworkSession())
         APIManager.syncQueue.addOperation(guarded)
@@ -92,7 +81,7 @@ struct SyncQueueTests {
         let world = try await Self.world()
         defer { world.scope.removeAuthentication() }
         let guarded = APIManager.withDefaultAPI(world.scope) {
-            APIManager.operation(GuardedAPI.protected, properties: ["realm": world.realm], as: Granted.self)
+            APIManager.operation(ProtectedAPI.protected, properties: ["realm": world.realm], as: Granted.self)
         }
         let unrelated = DTO.get(world.server.baseURL.appendingPathComponent("echo")).on(NetworkSession())
         APIManager.asyncQueue.addOperation(guarded)
