@@ -67,6 +67,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addRangeRoutes(to: router)
         DemoRoutes.addRateLimitRoutes(to: router)
+        DemoRoutes.addCountedRoutes(to: router)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
         DemoRoutes.addIssuePageRoutes(to: router)
@@ -94,7 +95,8 @@ public final class DemoServer: Sendable {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [.init(service: application)], logger: logger))
-        let runTask = Task {
+        // Every task of the server (connections, handlers, their sleeps) runs on its own threads.
+        let runTask = Task(executorPreference: ServerThreads.shared) {
             defer { portContinuation.finish() }
             try await group.run()
         }
