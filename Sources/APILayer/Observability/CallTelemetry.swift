@@ -19,7 +19,7 @@ import FoundationNetworking
 /// spans, injecting the trace context); every other tracer, metrics and logger call is queued,
 /// in order, on the call's own reporting queue. A backend that is slow delays only its reports,
 /// never a transfer. State lives in one lock, released before any report.
-final class CallTelemetry: NetworkMiddleware, Sendable {
+final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The call's ID in log metadata and span attributes.
     let requestID: String
     private let api: String
@@ -45,7 +45,12 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
         var parked = false
         var lastStatus: Int?
         var ended = false
+        /// The header fields the tracer wrote into the first request (its propagation fields).
+        var contextHeaderNames: Set<String>?
     }
+
+    /// The header fields the tracer adds to each request: trace context, never content.
+    var contextHeaderNames: Set<String> { state.withLock { $0.contextHeaderNames } ?? [] }
 
     /// An attempt whose span is open.
     private struct OpenAttempt: Sendable {
@@ -138,7 +143,7 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
         didFinish(
             AttemptReport(
                 attempt: context.attempt, status: outcome.statusCode, error: error, bytesSent: outcome.bytesSent,
-                bytesReceived: outcome.bytesReceived))
+                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer))
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
@@ -162,6 +167,10 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
         tracer.inject(span.context, into: &sent, using: HeaderInjector())
         let open = OpenAttempt(number: attempt, span: span, sentAt: sentAt, httpMethod: httpMethod, url: request.url)
         let ended = state.withLock { state -> Bool in
+            if state.contextHeaderNames == nil {
+                let before = request.allHTTPHeaderFields ?? [:]
+                state.contextHeaderNames = Set((sent.allHTTPHeaderFields ?? [:]).filter { before[$0.key] != $0.value }.keys.map { $0.lowercased() })
+            }
             guard !state.ended else { return true }
             state.attempt = open
             return false
@@ -209,6 +218,7 @@ final class CallTelemetry: NetworkMiddleware, Sendable {
         self.report { [self] in
             metrics.transferred(sent: report.bytesSent, received: report.bytesReceived)
             guard let open else { return }
+            if report.coalesced { open.span.attributes[SpanAttributeKey.coalesced] = true }
             close(open, status: status, errorType: Self.errorType(status: status, error: report.error), at: instant)
             call?.addEvent(event)
             let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
@@ -396,4 +406,6 @@ struct AttemptReport: Sendable {
     let bytesSent: Int64
     /// Response body bytes received in this attempt.
     let bytesReceived: Int64
+    /// The attempt joined an identical request in flight (`RequestCoalescer`).
+    let coalesced: Bool
 }

@@ -24,6 +24,9 @@ enum MetricLabel {
     /// Counter: waits a server imposed on the API (`Retry-After`, an exhausted budget).
     /// Dimensions: api, reason (`retryAfter`, `budgetExhausted`).
     static let rateLimitWaits = "apilayer.ratelimit.waits"
+    /// Counter: calls that joined an identical request in flight instead of sending their own.
+    /// Dimensions: api, method.
+    static let coalescedRequests = "apilayer.coalesced.requests"
 }
 
 /// Dimension keys of the metrics: all of low cardinality (never a URL, an ID or a token).
@@ -54,6 +57,8 @@ enum SpanAttributeKey {
     static let stage = "apilayer.failure.stage"
     static let attempt = "apilayer.attempt"
     static let attempts = "apilayer.attempts"
+    /// On an attempt span: the attempt joined an identical request in flight.
+    static let coalesced = "apilayer.coalesced"
 }
 
 /// Events on a call's span, one per stage it passed.

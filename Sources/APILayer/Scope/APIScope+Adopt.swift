@@ -40,6 +40,7 @@ extension APIScope.Snapshot {
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
         if let circuitBreaker { operation.use(circuitBreaker) }
         if let rateLimiter { operation.use(rateLimiter) }
+        if let coalescer { operation.use(coalescer) }
         operation.middleware += configuration.middleware
         if let authentication, let placement {
             operation.use(ScopedAuthentication(coordinator: authentication, placement: placement, origins: configuration.origins))

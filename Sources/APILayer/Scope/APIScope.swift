@@ -132,6 +132,16 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// counted (`apilayer.ratelimit.waits`).
         public var rateLimit: RateLimiter.Configuration? = RateLimiter.Configuration()
 
+        /// Whether identical calls in flight at once share one request (see `RequestCoalescer`),
+        /// or nil (the default: each call sends its own). Given a configuration, a GET or HEAD
+        /// of the API started while the same request (same URL, headers and token) is in flight
+        /// joins it: one request to the server, every call its own result, owner and
+        /// cancellation. Off by default because a shared answer is one observation of the
+        /// resource: a caller that polls for a change, or counts on each call reaching the
+        /// server, would be surprised. Each call that joined is counted
+        /// (`apilayer.coalesced.requests`) and its attempt span says so (`apilayer.coalesced`).
+        public var coalescing: RequestCoalescer.Configuration?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -182,6 +192,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let circuitBreaker: CircuitBreaker?
         /// The scope's rate limiter, when its configuration has limits.
         let rateLimiter: RateLimiter?
+        /// The scope's coalescer, when its configuration asks for one.
+        let coalescer: RequestCoalescer?
     }
 
     private struct State {
@@ -194,6 +206,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         var circuitBreaker: CircuitBreaker?
         /// The limiter of `configuration.rateLimit`, made when first needed.
         var rateLimiter: RateLimiter?
+        /// The coalescer of `configuration.coalescing`, made when first needed.
+        var coalescer: RequestCoalescer?
     }
 
     /// The API's name, used in logs and error messages.
@@ -262,11 +276,27 @@ public final class APIScope: Sendable, CustomStringConvertible {
             if state.configuration.rateLimit != state.rateLimiter?.configuration {
                 state.rateLimiter = state.configuration.rateLimit.map(makeRateLimiter)
             }
+            if state.configuration.coalescing != state.coalescer?.configuration {
+                state.coalescer = state.configuration.coalescing.map(makeCoalescer)
+            }
             return Snapshot(
                 name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: state.configuration,
                 authentication: state.authentication,
                 cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker,
-                rateLimiter: state.rateLimiter)
+                rateLimiter: state.rateLimiter, coalescer: state.coalescer)
+        }
+    }
+
+    /// A coalescer that counts the calls that joined another's request, under this API's name.
+    private func makeCoalescer(_ configuration: RequestCoalescer.Configuration) -> RequestCoalescer {
+        let name = name
+        return RequestCoalescer(configuration: configuration) { [weak self] request in
+            guard let current = self?.configuration else { return }
+            Counter(
+                label: MetricLabel.coalescedRequests,
+                dimensions: [(MetricDimension.api, name), (MetricDimension.method, request.httpMethod ?? "GET")],
+                factory: current.resolvedMetricsFactory
+            ).increment()
         }
     }
 

@@ -46,6 +46,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// True when the end of the transfer may be delivered on the thread it arrived on: nobody
     /// who may block (a completion closure, a delegate) listens. Read once, when it ends.
     var completesInPlace: Bool { get }
+    /// The transfer is one another handler opened, shared with this one (`RequestCoalescer`);
+    /// called before its first event.
+    func transferWillShare()
 }
 
 extension TransferEvents {
@@ -55,6 +58,8 @@ extension TransferEvents {
     package var redirectRules: RedirectRules { .standard }
     /// The end is handed off unless a handler says otherwise.
     package var completesInPlace: Bool { false }
+    /// Nobody listens.
+    package func transferWillShare() {}
 }
 
 extension TransferEvents {

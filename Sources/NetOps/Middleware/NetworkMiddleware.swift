@@ -122,6 +122,9 @@ public struct AttemptOutcome: Sendable {
     public let retryWaited: TimeInterval
     /// Whether the request may be sent again (`BaseOperation.isReplayable`).
     public let isReplayable: Bool
+    /// Whether the request joined an identical one another operation had in flight, instead of
+    /// going to the network itself (`RequestCoalescer`).
+    public let joinedSharedTransfer: Bool
 
     /// The status of the response, when one arrived.
     public var statusCode: Int? { head?.statusCode }

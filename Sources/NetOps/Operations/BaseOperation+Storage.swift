@@ -18,6 +18,8 @@ extension BaseOperation {
         var parsedJSON: ParsedJSON = .notParsed
         /// The last request handed to the engine (credential and trace headers included).
         var lastSentRequest: URLRequest?
+        /// Whether that request joined a transfer another operation opened (`RequestCoalescer`).
+        var lastAttemptJoined = false
         var userInfo: [String: any Sendable] = [:]
         /// What `isFinished` answers: the state machine's value as of the last `isFinished`
         /// notification, set between its will- and did-change.

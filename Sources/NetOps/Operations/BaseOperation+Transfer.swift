@@ -94,7 +94,9 @@ extension BaseOperation {
         }
         var request = prepared.request
         let context = MiddlewareContext(operation: self, attempt: prepared.attemptsBefore + 1, session: prepared.session)
+        var coalescer: RequestCoalescer?
         for stage in prepared.chain {
+            if let stage = stage as? RequestCoalescer { coalescer = stage }
             let decision: PrepareDecision
             do { decision = try stage.prepare(&request, context: context) } catch { decision = .fail(error) }
             switch decision {
@@ -128,7 +130,7 @@ extension BaseOperation {
             var verdict = Verdict.fail(refusal)
             let outcome = AttemptOutcome(
                 request: request, head: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
-                isReplayable: false)
+                isReplayable: false, joinedSharedTransfer: false)
             for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
             withEffects { effects in
                 guard isCurrent(prepared.attempt) else { return }
@@ -142,11 +144,20 @@ extension BaseOperation {
             guard isCurrent(prepared.attempt) else { return false }
             storage.history.attemptsMade = number
             storage.lastSentRequest = request
+            storage.lastAttemptJoined = false
             return true
         }
         guard current else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules)
-        let handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
+        let handle: any TransferHandle
+        if let coalescer {
+            var contextHeaders = Set<String>()
+            for case let source as any ContextHeaderSource in prepared.chain { contextHeaders.formUnion(source.contextHeaderNames) }
+            handle = coalescer.startTransfer(
+                request, body: prepared.body, events: events, engine: prepared.session.engine, contextHeaders: contextHeaders)
+        } else {
+            handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
+        }
         let stale = withLock { () -> Bool in
             guard isCurrent(prepared.attempt) else { return true }
             _ = machine.updateRun { $0.handle = handle }
@@ -337,7 +348,8 @@ extension BaseOperation {
                 bytesSent: storage.progress.bytesSent,
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),
                 retryWaited: storage.history.retryWaited,
-                isReplayable: isReplayableLocked)
+                isReplayable: isReplayableLocked,
+                joinedSharedTransfer: storage.lastAttemptJoined)
             let context = MiddlewareContext(operation: self, attempt: storage.history.attemptsMade, session: frozen.session)
             return Outcome(outcome: outcome, chain: frozen.chain, context: context)
         }
@@ -459,6 +471,12 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
 
     func transferDidComplete(failure: TransferFailure?) {
         operation.attempt(attempt, didCompleteWith: failure)
+    }
+
+    func transferWillShare() {
+        operation.withLock {
+            if operation.isCurrent(attempt) { operation.storage.lastAttemptJoined = true }
+        }
     }
 
     var bodyGoesToFile: Bool { operation.sink is FileSink }
