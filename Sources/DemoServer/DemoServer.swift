@@ -95,8 +95,7 @@ public final class DemoServer: Sendable {
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [.init(service: application)], logger: logger))
-        // Every task of the server (connections, handlers, their sleeps) runs on its own threads.
-        let runTask = Task(executorPreference: ServerThreads.shared) {
+        let runTask = Task {
             defer { portContinuation.finish() }
             try await group.run()
         }

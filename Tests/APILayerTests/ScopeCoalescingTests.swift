@@ -31,7 +31,7 @@ struct ScopeCoalescingTests {
             for _ in 0..<count {
                 group.addTask {
                     try await APIManager.withDefaultAPI(scope) {
-                        try await APIManager.call(Counted.counted, properties: ["key": key, "delay": 0.3], as: Answer.self)
+                        try await APIManager.call(Counted.counted, properties: ["key": key, "delay": 2], as: Answer.self)
                     }
                 }
             }

@@ -27,7 +27,7 @@ struct CoalescingTests {
     }
 
     @Test(arguments: TestEngine.allCases) func identicalGetsStartedTogetherShareOneRequest(_ engine: TestEngine) async throws {
-        let (url, key) = try await Self.counted("?delay=0.3")
+        let (url, key) = try await Self.counted("?delay=2")
         let coalescer = RequestCoalescer()
         let operations = (0..<20).map { _ in DTO.get(url).use(coalescer).on(engine) }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -46,13 +46,13 @@ struct CoalescingTests {
     }
 
     @Test(arguments: TestEngine.allCases) func cancellingTheFirstCallerLeavesTheOthersTheirAnswer(_ engine: TestEngine) async throws {
-        let (url, key) = try await Self.counted("?delay=0.6")
+        let (url, key) = try await Self.counted("?delay=3")
         let coalescer = RequestCoalescer()
         let first = DTO.get(url).use(coalescer).on(engine)
         first.start()
         let others = (0..<4).map { _ in DTO.get(url).use(coalescer).on(engine) }
         for operation in others { operation.start() }
-        #expect(await eventually { coalescer.statistics.requestsJoined == 4 })
+        #expect(await eventually(within: 60) { coalescer.statistics.requestsJoined == 4 })
         first.cancel()
         for operation in others { await operation.finished() }
         await first.finished()
@@ -69,7 +69,7 @@ struct CoalescingTests {
         let coalescer = RequestCoalescer()
         let operations = (0..<3).map { _ in DTO.get(url).use(coalescer).on(engine) }
         for operation in operations { operation.start() }
-        #expect(await eventually { coalescer.statistics.requestsJoined == 2 })
+        #expect(await eventually(within: 60) { coalescer.statistics.requestsJoined == 2 })
         for operation in operations { operation.cancel() }
         for operation in operations { await operation.finished() }
         #expect(operations.allSatisfy { $0.state == .cancelled })
@@ -83,7 +83,7 @@ struct CoalescingTests {
     }
 
     @Test(arguments: TestEngine.allCases) func differentTokensAndUnsafeMethodsDoNotShare(_ engine: TestEngine) async throws {
-        let (url, key) = try await Self.counted("?delay=0.3")
+        let (url, key) = try await Self.counted("?delay=2")
         let coalescer = RequestCoalescer()
         let alice = DTO.get(url, headers: ["Authorization": "Bearer alice"]).use(coalescer).on(engine)
         let bob = DTO.get(url, headers: ["Authorization": "Bearer bob"]).use(coalescer).on(engine)
@@ -110,11 +110,13 @@ struct CoalescingTests {
     /// then the rest: the whole body, byte for byte.
     @Test(arguments: TestEngine.allCases) func aLateJoinerGetsTheWholeBody(_ engine: TestEngine) async throws {
         let size = 1 << 20
-        let (url, key) = try await Self.counted("?bytes=\(size)&pause=0.05")
+        // 16 chunks 0.25 s apart: the first transfer is still in flight when the test, however
+        // slow a loaded machine makes it, sees its first bytes.
+        let (url, key) = try await Self.counted("?bytes=\(size)&pause=0.25")
         let coalescer = RequestCoalescer()
         let first = DTO.get(url).use(coalescer).on(engine)
         first.start()
-        #expect(await eventually { first.progress.bytesReceived > 0 })
+        #expect(await eventually(within: 60) { first.progress.bytesReceived > 0 })
         let late = DTO.get(url).use(coalescer).on(engine)
         try await late.run()
         await first.finished()
@@ -127,11 +129,11 @@ struct CoalescingTests {
     /// Past the backlog's bound, an identical request opens a transfer of its own.
     @Test(arguments: TestEngine.allCases) func aBodyPastTheBacklogBoundIsNotJoined(_ engine: TestEngine) async throws {
         let size = 1 << 20
-        let (url, key) = try await Self.counted("?bytes=\(size)&pause=0.05")
+        let (url, key) = try await Self.counted("?bytes=\(size)&pause=0.25")
         let coalescer = RequestCoalescer(configuration: .init(maximumBacklogBytes: 100 << 10))
         let first = DTO.get(url).use(coalescer).on(engine)
         first.start()
-        #expect(await eventually { first.progress.bytesReceived > 200 << 10 })
+        #expect(await eventually(within: 60) { first.progress.bytesReceived > 200 << 10 })
         let late = DTO.get(url).use(coalescer).on(engine)
         try await late.run()
         await first.finished()
@@ -143,7 +145,7 @@ struct CoalescingTests {
     /// Each caller judges the shared answer by its own rules: a 503 one caller retries is a
     /// failure for a caller that does not.
     @Test(arguments: TestEngine.allCases) func eachCallerJudgesTheSharedAnswerItself(_ engine: TestEngine) async throws {
-        let url = try await TestServer.url("delay?seconds=0.3")
+        let url = try await TestServer.url("delay?seconds=2")
         let coalescer = RequestCoalescer()
         let strict = DTO.get(url).use(coalescer).on(engine)
         strict.acceptableStatusCodes = [201]

@@ -36,11 +36,12 @@ struct TimingTests {
     }
 
     @Test(arguments: TestEngine.allCases) func idleTimeoutIsResetByArrivingData(_ engine: TestEngine) async throws {
-        // One byte every 0.1 s for 4.5 s: never idle for 3 s, though the whole takes longer. The
-        // 30-fold margin between the gaps and the timeout absorbs a process stalled by a loaded
-        // machine (a 2 s timeout once fired under a load average of 7 on two cores).
-        let operation = DTO.get(try await TestServer.url("drip?bytes=45&interval=0.1")).on(engine)
-        operation.idleTimeout = 3
+        // One byte every 0.2 s for 9 s: never idle for 6 s, though the whole takes longer. The
+        // 30-fold margin between the gaps and the timeout absorbs a test server stalled behind
+        // the jobs of the tests starting at once: a 2 s timeout fired under a load average of 7
+        // on two cores, a 3 s one in CI.
+        let operation = DTO.get(try await TestServer.url("drip?bytes=45&interval=0.2")).on(engine)
+        operation.idleTimeout = 6
         try await operation.run()
         #expect(operation.receivedData.count == 45)
     }
@@ -58,22 +59,24 @@ struct TimingTests {
     }
 
     /// The total deadline bounds the retries too: a request that keeps failing with 503 and
-    /// `Retry-After: 4` under a generous retry policy ends at its 6 s deadline, during a wait (the
-    /// second, or the first if a loaded machine was slow to answer); the waits, longer than the 3 s idle timeout, neither trip it nor restart the count.
+    /// `Retry-After: 7` under a generous retry policy ends at its 12 s deadline, during a wait
+    /// (the second, or the first if a loaded machine was slow to answer); the waits, longer than
+    /// the 6 s idle timeout, neither trip it nor restart the count.
     /// (The idle timeout must stay well above what a loaded run of the whole suite takes to
-    /// answer one request: 0.8 s fired there.)
+    /// answer one request: 0.8 s fired there once, 3 s in CI, where the test server's handlers
+    /// queue behind the jobs of a hundred tests starting at once.)
     @Test(arguments: TestEngine.allCases) func totalDeadlineCountsTheWaitsBetweenRetries(_ engine: TestEngine) async throws {
-        let url = try await TestServer.url("realm/\(UUID().uuidString)/flaky?fail=100&retryAfter=4")
+        let url = try await TestServer.url("realm/\(UUID().uuidString)/flaky?fail=100&retryAfter=7")
         let operation = DTO.get(url).on(engine)
         operation.retryPolicy = RetryPolicy(maximumAttempts: 100, retryBudget: 60)
-        operation.idleTimeout = 3
-        operation.totalTimeout = 6
+        operation.idleTimeout = 6
+        operation.totalTimeout = 12
         await #expect(throws: NetOpsError.self) { try await operation.run() }
         // Without the waits counted, the deadline would never pass: the retries would go on
         // until the policy's 60 s budget and end with the 503.
-        #expect(operation.error?.kind == .deadlineExceeded(seconds: 6))
+        #expect(operation.error?.kind == .deadlineExceeded(seconds: 12))
         let worked = Self.workedSeconds(operation)
-        #expect(worked >= 5.95 && worked < 8, "ended after \(worked) s of work")
+        #expect(worked >= 11.95 && worked < 14, "ended after \(worked) s of work")
     }
 
     @Test(arguments: TestEngine.allCases) func timeLimitBetweenRuns(_ engine: TestEngine) async throws {

@@ -5,6 +5,8 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure APILayer against a baseline measured in the same run.",
-        subcommands: [NetOpsBench.self, EnginesBench.self, ValidatorBench.self, PipelineBench.self, TemplaterBench.self, AuthBench.self]
+        subcommands: [
+            NetOpsBench.self, EnginesBench.self, ValidatorBench.self, PipelineBench.self, TemplaterBench.self, AuthBench.self, HTTPBench.self,
+        ]
     )
 }

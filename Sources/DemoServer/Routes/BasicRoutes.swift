@@ -16,15 +16,8 @@ enum DemoRoutes {
         return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
     }
 
-    /// `/json`, `/status/{code}`, `/auth/challenge`, `/auth/plain`, `/echo`, `/redirect` and
-    /// `/server-threads`.
+    /// `/json`, `/status/{code}`, `/auth/challenge`, `/auth/plain`, `/echo` and `/redirect`.
     static func addBasicRoutes(to router: Router<BasicRequestContext>) {
-        // Whether the handler ran on the server's own threads (`ServerThreads`), not on the
-        // embedding process's cooperative pool.
-        router.get("server-threads") { _, _ in
-            json(#"{"serverThreads":\#(ServerThreads.isCurrent)}"#)
-        }
-
         router.get("json") { _, _ in
             json(#"{"id":1,"name":"APILayer","active":true,"score":4.5,"tags":["swift","linux"],"owner":null}"#)
         }

@@ -1,0 +1,152 @@
+import APILayer
+import ArgumentParser
+import Foundation
+import Logging
+import NetOps
+import NetOpsNIO
+import Validator
+
+/// `apilayer bench http`: what the HTTP-semantics stages save or hold, each against the same
+/// load without the stage, in one run (DemoServer in a child process).
+struct HTTPBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "http",
+        abstract: "Coalescing and rate limits: requests sent with the stage vs without it, same load."
+    )
+
+    @Option(help: "Identical GETs started together for the coalescing figure.")
+    var calls = 100
+
+    @Option(help: "Seconds of demand for the rate-limit figures.")
+    var seconds = 10.0
+
+    @Option(help: "Calls per second the rate-limit demand starts.")
+    var demand = 200.0
+
+    @Option(help: "The rate limit's budget, calls per second.")
+    var budget = 50
+
+    @Option(help: "The engine: nio or urlsession.")
+    var engine = "nio"
+
+    @Flag(help: "Print one JSON object instead of a table.")
+    var json = false
+
+    /// `GET /counted/{key}`: counts what reaches the server.
+    enum Counted: String, APIMethod {
+        case counted
+        var path: String { "counted/{key}" }
+        var httpMethod: HTTPMethod { .get }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+        var validation: ValidationPolicy { .custom { _ in [] } }
+    }
+
+    /// `GET /limited`: the server's own budget, whose refusals are the overshoot.
+    enum Limited: String, APIMethod {
+        case limited
+        var httpMethod: HTTPMethod { .get }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+        var validation: ValidationPolicy { .custom { _ in [] } }
+    }
+
+    /// Any JSON object: the figures count requests, not what they bring.
+    struct Answer: Decodable, Sendable {}
+
+    struct Stats: Decodable {
+        let served: Int
+        let refused: Int?
+    }
+
+    func run() async throws {
+        guard engine == "nio" || engine == "urlsession" else { throw ValidationError("--engine is nio or urlsession") }
+        let server = try ServerProcess()
+        defer { server.stop() }
+        var logger = Logger(label: "bench")
+        logger.logLevel = .error
+
+        let coalesced = try await coalescingRound(server: server, logger: logger, coalescing: true)
+        let separate = try await coalescingRound(server: server, logger: logger, coalescing: false)
+
+        let limited = try await rateLimitRound(server: server, logger: logger, clientBudget: true)
+        let unlimited = try await rateLimitRound(server: server, logger: logger, clientBudget: false)
+
+        let report = BenchReport(
+            suite: "http",
+            figures: [
+                BenchFigure(name: "coalesced-requests", value: Double(coalesced), baseline: Double(separate), unit: "requests", target: "= 1"),
+                BenchFigure(
+                    name: "rate-limit-overshoot", value: Double(limited.refused), baseline: Double(unlimited.refused), unit: "requests",
+                    target: "= 0"),
+                BenchFigure(
+                    name: "rate-limit-replayed", value: Double(limited.completed), baseline: Double(limited.started), unit: "calls",
+                    target: "= all"),
+            ],
+            notes: [
+                "engine \(engine); DemoServer in a child process",
+                "coalesced-requests: requests the server received for \(calls) identical GETs started together (0.05 s answer); baseline: the same without coalescing",
+                "rate-limit-overshoot: requests the server refused over its budget of \(budget)/s, for \(Int(seconds)) s of \(Int(demand)) calls/s, "
+                    + "with the scope's budget (\(budget)/s, burst 1); baseline: the server's limits only (its 429s and budget headers honoured)",
+                "rate-limit-replayed: calls that completed with 200, of those started, with the scope's budget",
+            ])
+        report.print(json: json)
+    }
+
+    private func session() -> NetworkSession {
+        if engine == "nio" { return NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64)) }
+        let configuration = NetworkSession.defaultConfiguration()
+        configuration.httpMaximumConnectionsPerHost = 64
+        return NetworkSession(configuration: configuration)
+    }
+
+    /// `calls` identical GETs at once; the requests the server received.
+    private func coalescingRound(server: ServerProcess, logger: Logger, coalescing: Bool) async throws -> Int {
+        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: session(), logger: logger)
+        if coalescing { configuration.coalescing = RequestCoalescer.Configuration() }
+        let scope = APIScope(name: "bench-coalescing", configuration: configuration)
+        let key = UUID().uuidString
+        let operations = APIManager.withDefaultAPI(scope) {
+            (0..<calls).map { _ in APIManager.operation(Counted.counted, properties: ["key": key, "delay": 0.05], as: Answer.self) }
+        }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        let failed = operations.filter { $0.state != .successFinished }.count
+        guard failed == 0 else { throw ValidationError("\(failed) of the coalescing round's calls failed") }
+        return try await stats(server.baseURL.appendingPathComponent("counted-stats/\(key)")).served
+    }
+
+    /// `demand` calls per second for `seconds`, against the server's budget of `budget` per second.
+    private func rateLimitRound(
+        server: ServerProcess, logger: Logger, clientBudget: Bool
+    ) async throws -> (refused: Int, completed: Int, started: Int) {
+        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: session(), logger: logger)
+        configuration.totalTimeout = nil
+        if clientBudget {
+            configuration.rateLimit = RateLimiter.Configuration(requestsPerInterval: budget, interval: 1, burst: 1)
+        }
+        let scope = APIScope(name: "bench-ratelimit", configuration: configuration)
+        let key = UUID().uuidString
+        let total = Int(seconds * demand)
+        let spacing = 1 / demand
+        let properties: Parameters = ["key": key, "budget": budget, "window": 1]
+        var operations: [APIOperation<Answer>] = []
+        let clock = ContinuousClock()
+        let started = clock.now
+        for index in 0..<total {
+            let due = started.advanced(by: .seconds(Double(index) * spacing))
+            if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(Limited.limited, properties: properties, as: Answer.self) }
+            operation.start()
+            operations.append(operation)
+        }
+        for operation in operations { await operation.finished() }
+        let completed = operations.filter { $0.state == .successFinished }.count
+        let refused = try await stats(server.baseURL.appendingPathComponent("limited-stats/\(key)")).refused ?? 0
+        return (refused, completed, total)
+    }
+
+    private func stats(_ url: URL) async throws -> Stats {
+        try JSONDecoder().decode(Stats.self, from: try await DTO.get(url).run().receivedData)
+    }
+}
