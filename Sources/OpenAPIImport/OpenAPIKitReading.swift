@@ -1,3 +1,4 @@
+import Foundation
 import OpenAPIKit
 import Validator
 
@@ -24,7 +25,9 @@ enum OpenAPIKitReading {
                 return try OpenAPIKitReading30.document(from: root, declared: declared)
             }
         } catch {
-            throw Failure(reason: OpenAPI.Error(from: error).localizedDescription)
+            // One line: OpenAPIKit says why each alternative failed on lines of their own.
+            let lines = OpenAPI.Error(from: error).localizedDescription.split(whereSeparator: \.isNewline)
+            throw Failure(reason: lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
         }
     }
 
