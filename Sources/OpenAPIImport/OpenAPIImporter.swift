@@ -222,25 +222,29 @@ package struct OpenAPIImporter: Sendable {
     ) {
         var example: JSONValue?
         let examplesJSON = media.json.objectFields?["examples"]?.objectFields ?? [:]
-        if let value = media.value.example {
-            example = JSONValue(openAPIKit: value)
-        } else if let examples = media.value.examples, let first = examplesJSON.keys.sorted().first(where: { examples[$0] != nil }) {
-            switch resolver.follow(examples[first]!, json: examplesJSON[first]!) {
-            case let .success(entry):
-                if let value = entry.value.dataOrLegacyValue {
-                    example = JSONValue(openAPIKit: value)
-                } else if entry.value.externalValue != nil {
+        // OpenAPIKit's `example` is also the first of `examples` in its order (which is not the
+        // document's here): the first named example is taken by name, as the description sorts.
+        if let examples = media.value.examples {
+            if let first = examplesJSON.keys.sorted().first(where: { examples[$0] != nil }) {
+                switch resolver.follow(examples[first]!, json: examplesJSON[first]!) {
+                case let .success(entry):
+                    if let value = entry.value.dataOrLegacyValue {
+                        example = JSONValue(openAPIKit: value)
+                    } else if entry.value.externalValue != nil {
+                        imported.findings.append(
+                            ImportFinding(
+                                kind: .notChecked, construct: "externalValue", pointer: pointer + "/examples/" + JSONPointer.escape(first),
+                                message: "the example is in another file, which is not read: values are made up from the schema"))
+                    }
+                case let .failure(failure):
                     imported.findings.append(
                         ImportFinding(
-                            kind: .notChecked, construct: "externalValue", pointer: pointer + "/examples/" + JSONPointer.escape(first),
-                            message: "the example is in another file, which is not read: values are made up from the schema"))
+                            kind: .broken, construct: "$ref", pointer: pointer + "/examples/" + JSONPointer.escape(first),
+                            message: failure.description))
                 }
-            case let .failure(failure):
-                imported.findings.append(
-                    ImportFinding(
-                        kind: .broken, construct: "$ref", pointer: pointer + "/examples/" + JSONPointer.escape(first),
-                        message: failure.description))
             }
+        } else if let value = media.value.example {
+            example = JSONValue(openAPIKit: value)
         }
         var translator = SchemaTranslator(resolver: resolver, version: description.version, budget: maxTemplateValues)
         var translated: SchemaTranslator.Translated
