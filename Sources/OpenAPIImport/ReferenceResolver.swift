@@ -17,12 +17,17 @@ struct Located<Value> {
 struct ReferenceResolver {
     let root: JSONValue
     let components: OpenAPI.Components
+    /// The names of the schemas in `components`, taken once: OpenAPIKit checks a name's
+    /// characters (with a `CharacterSet`) each time it looks one up, and schemas are looked up
+    /// at every `$ref` a template passes.
+    let schemaNames: Set<String>
     /// Decodes what a reference outside the components (`#/paths/~1items`) points to.
     let decoder: JSONValueDecoder
 
     init(_ description: OpenAPIDescription) {
         root = description.root
         components = description.document.components
+        schemaNames = Set(components.schemas.keys.map(\.rawValue))
         decoder = OpenAPIKitReading.decoder
     }
 
@@ -39,9 +44,7 @@ struct ReferenceResolver {
     /// schema's JSON is at the same place), or any other place of the document (a JSON Pointer).
     func resolve(_ reference: String) -> Resolution {
         guard reference.hasPrefix("#") else { return .external }
-        if let component = JSONReference<JSONSchema>.InternalReference(rawValue: reference), case .component = component,
-            !components.contains(component)
-        {
+        if case let .component(name)? = JSONReference<JSONSchema>.InternalReference(rawValue: reference), !schemaNames.contains(name) {
             return .nowhere
         }
         return json(at: reference).map(Resolution.found) ?? .nowhere
