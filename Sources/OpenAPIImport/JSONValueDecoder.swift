@@ -6,7 +6,7 @@ import Validator
 /// `.inf` and `.nan`, which JSON text cannot hold, decode as the `Double`s they are).
 ///
 /// Types for which `standIn` returns a value are not decoded: that value stands in for them.
-/// The importer uses this for JSON Schemas, which it reads itself (see `DescriptionDocument`).
+/// The importer uses this for JSON Schemas, which it reads itself (see `OpenAPIKitReading`).
 ///
 /// Numbers decode strictly: an integer type only from a number written without a fraction or
 /// exponent, so `AnyCodable` keeps `1.0` a `Double` as the description wrote it.
