@@ -46,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        // The import reads OpenAPI 3.0 and 3.1 descriptions with it (swift-openapi-generator's reader).
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
     ],
     targets: [
         .target(
@@ -116,13 +118,17 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // Reads an OpenAPI 3.0 or 3.1 description and writes templates with rules, a report of
-        // what the rule dialect cannot say, and the recipe's method enum (`apilayer templates import`).
+        // Reads an OpenAPI 3.0 or 3.1 description (with OpenAPIKit) and writes templates with
+        // rules, a report of what the rule dialect cannot say, and the recipe's method enum
+        // (`apilayer templates import`).
         .target(
             name: "OpenAPIImport",
             dependencies: [
                 "Validator", "Templater",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "OpenAPIKit", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKit30", package: "OpenAPIKit"),
+                .product(name: "OpenAPIKitCompat", package: "OpenAPIKit"),
             ],
             swiftSettings: strictSettings
         ),

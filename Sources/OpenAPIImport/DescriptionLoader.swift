@@ -1,6 +1,6 @@
 import Foundation
+import OpenAPIKit
 import Validator
-import Yams
 
 /// The OpenAPI major.minor versions the importer reads.
 package enum OpenAPIVersion: String, Sendable, Equatable {
@@ -10,10 +10,13 @@ package enum OpenAPIVersion: String, Sendable, Equatable {
     case v31 = "3.1"
 }
 
-/// An OpenAPI description read into the package's JSON value.
+/// An OpenAPI description: read by OpenAPIKit, with the JSON it was read from.
 package struct OpenAPIDescription: Sendable {
-    /// The whole document.
+    /// The whole document as JSON: what the schemas are read from (see `OpenAPIKitReading`) and
+    /// where the report's keys are spelled as the description spells them.
     package let root: JSONValue
+    /// OpenAPIKit's reading of the document (a 3.0 description converted to the 3.1 model).
+    package let document: OpenAPI.Document
     /// The version its `openapi` field declares.
     package let version: OpenAPIVersion
     /// The exact `openapi` field, e.g. `3.0.3`.
@@ -90,69 +93,14 @@ package struct OpenAPIDescription: Sendable {
         guard case .object? = fields["paths"] else {
             throw .notOpenAPI(path: path, reason: "it has no \"paths\" object")
         }
+        let document: OpenAPI.Document
+        do {
+            document = try OpenAPIKitReading.document(from: root, version: version, declared: versionText)
+        } catch {
+            throw .notOpenAPI(path: path, reason: error.reason)
+        }
         var title = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
-        if case let .object(info)? = fields["info"], case let .string(text)? = info["title"], !text.isEmpty { title = text }
-        return OpenAPIDescription(root: root, version: version, declaredVersion: versionText, title: title)
-    }
-}
-
-/// YAML (1.1 scalars, as libyaml resolves them) read into `JSONValue`.
-enum YAMLConversion {
-    /// Why a YAML document cannot be a JSON value.
-    struct Failure: Error {
-        let reason: String
-    }
-
-    /// The most JSON values a YAML document of `byteCount` bytes may expand to. Without aliases
-    /// a document has fewer values than bytes; anchors and aliases can describe an exponentially
-    /// large tree in a few lines ("billion laughs"), so past this, reading stops.
-    static func maxValues(byteCount: Int) -> Int { max(100_000, byteCount) }
-
-    /// The first document of `text` as a JSON value.
-    static func json(fromYAML text: String) throws -> JSONValue {
-        guard let node = try Yams.compose(yaml: text) else { throw Failure(reason: "the document is empty") }
-        let limit = maxValues(byteCount: text.utf8.count)
-        var budget = limit
-        do { return try convert(node, depth: 0, budget: &budget) } catch is Failure where budget < 0 {
-            throw Failure(reason: "the document expands to more than \(limit) values (aliases?)")
-        }
-    }
-
-    private static func convert(_ node: Node, depth: Int, budget: inout Int) throws -> JSONValue {
-        budget -= 1
-        guard budget >= 0 else { throw Failure(reason: "too many values") }
-        guard depth < 256 else { throw Failure(reason: "the document nests deeper than 256 levels") }
-        switch node {
-        case let .scalar(scalar):
-            return scalarValue(node, text: scalar.string)
-        case let .mapping(mapping):
-            var object: [String: JSONValue] = [:]
-            object.reserveCapacity(mapping.count)
-            for (key, value) in mapping {
-                guard case let .scalar(keyScalar) = key else { throw Failure(reason: "a mapping key is not a scalar") }
-                object[keyScalar.string] = try convert(value, depth: depth + 1, budget: &budget)
-            }
-            return .object(object)
-        case let .sequence(sequence):
-            var array: [JSONValue] = []
-            array.reserveCapacity(sequence.count)
-            for element in sequence { array.append(try convert(element, depth: depth + 1, budget: &budget)) }
-            return .array(array)
-        case .alias:
-            throw Failure(reason: "an alias that was not resolved")
-        }
-    }
-
-    /// A scalar by its resolved tag; timestamps and everything else stay strings.
-    private static func scalarValue(_ node: Node, text: String) -> JSONValue {
-        switch node.tag.rawValue {
-        case Tag.Name.null.rawValue: return .null
-        case Tag.Name.bool.rawValue: return node.bool.map(JSONValue.bool) ?? .string(text)
-        case Tag.Name.int.rawValue:
-            if let value = node.int { return .int(value) }
-            return node.float.map(JSONValue.double) ?? .string(text)
-        case Tag.Name.float.rawValue: return node.float.map(JSONValue.double) ?? .string(text)
-        default: return .string(text)
-        }
+        if !document.info.title.isEmpty { title = document.info.title }
+        return OpenAPIDescription(root: root, document: document, version: version, declaredVersion: versionText, title: title)
     }
 }

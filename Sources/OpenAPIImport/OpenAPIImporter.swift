@@ -1,9 +1,16 @@
 import Foundation
+import OpenAPIKit
 import Templater
 import Validator
 
 /// Reads the operations of an OpenAPI description and makes the template of each one's success
 /// response (`apilayer templates import`).
+///
+/// It walks OpenAPIKit's reading of the description (`OpenAPIDescription.document`), following
+/// references with OpenAPIKit's components (`ReferenceResolver`), and reads each schema's JSON
+/// with `SchemaTranslator`. Keys are taken as the description spells them (the JSON's), so the
+/// report's JSON Pointers lead to the very place: OpenAPIKit's keys are parsed (`application/json;
+/// charset=utf-8` with its parameters sorted, `2xx` as `2XX`).
 ///
 /// ```swift
 /// let description = try OpenAPIDescription.load(contentsOf: specURL, maxBytes: 64 << 20)
@@ -25,29 +32,32 @@ package struct OpenAPIImporter: Sendable {
     /// Every operation of `description`, in the order of its paths (sorted) and methods; only
     /// those named in `only` when it is not empty (a name not found becomes a skipped entry).
     package func operations(in description: OpenAPIDescription, only: [String] = []) -> [ImportedOperation] {
-        let resolver = ReferenceResolver(root: description.root)
+        let resolver = ReferenceResolver(description)
         let paths = description.root.objectFields?["paths"]?.objectFields ?? [:]
         var result: [ImportedOperation] = []
         var taken: Set<String> = []
         let wanted = Set(only)
         for path in paths.keys.sorted() {
             let itemPointer = "/paths/" + JSONPointer.escape(path)
-            var item = paths[path]!
-            if case let .failure(failure) = resolver.follow(item) {
+            guard let entry = description.document.paths[OpenAPI.Path(rawValue: path)] else { continue }
+            let item: Located<OpenAPI.PathItem>
+            switch resolver.follow(entry, json: paths[path]!) {
+            case let .failure(failure):
                 result.append(
                     ImportedOperation(
                         name: path, method: "*", path: path, pointer: itemPointer, skipReason: "the path item: \(failure)"))
                 continue
-            } else if case let .success(followed) = resolver.follow(item) {
+            case let .success(followed):
                 item = followed
             }
-            let itemFields = item.objectFields ?? [:]
             for method in Self.methods {
-                guard let operation = itemFields[method]?.objectFields else { continue }
+                guard let httpMethod = OpenAPI.HttpMethod(rawValue: method.uppercased()), let operation = item.value.for(httpMethod),
+                    let operationJSON = item.json.objectFields?[method]?.objectFields
+                else { continue }
                 let pointer = itemPointer + "/" + method
                 var imported = ImportedOperation(
-                    name: "", operationID: operation["operationId"]?.stringValue, method: method, path: path,
-                    summary: operation["summary"]?.stringValue, pointer: pointer)
+                    name: "", operationID: operation.operationId, method: method, path: path, summary: operation.summary,
+                    pointer: pointer)
                 if let id = imported.operationID, !id.isEmpty {
                     imported.name = id
                 } else {
@@ -70,8 +80,9 @@ package struct OpenAPIImporter: Sendable {
                     continue
                 }
                 imported.isCallable = true
-                describeRequest(&imported, operation: operation, pathItem: itemFields, resolver: resolver)
-                makeTemplate(&imported, operation: operation, description: description, resolver: resolver)
+                let located = Located(value: operation, json: .object(operationJSON))
+                describeRequest(&imported, operation: located, pathItem: item, resolver: resolver)
+                makeTemplate(&imported, operation: located, description: description, resolver: resolver)
                 result.append(imported)
             }
         }
@@ -114,24 +125,27 @@ package struct OpenAPIImporter: Sendable {
 
     /// Fills in the parameters and the body encoding the recipe needs.
     private func describeRequest(
-        _ imported: inout ImportedOperation, operation: [String: JSONValue], pathItem: [String: JSONValue], resolver: ReferenceResolver
+        _ imported: inout ImportedOperation, operation: Located<OpenAPI.Operation>, pathItem: Located<OpenAPI.PathItem>,
+        resolver: ReferenceResolver
     ) {
-        var parameters: [(name: String, location: String)] = []
-        for source in [pathItem["parameters"], operation["parameters"]] {
-            guard case let .array(list)? = source else { continue }
-            for entry in list {
-                guard case let .success(parameter) = resolver.follow(entry), let fields = parameter.objectFields,
-                    let name = fields["name"]?.stringValue, let location = fields["in"]?.stringValue
+        var parameters: [(name: String, location: OpenAPI.Parameter.Context.Location)] = []
+        for (list, json) in [(pathItem.value.parameters, pathItem.json), (operation.value.parameters, operation.json)] {
+            let entries = json.objectFields?["parameters"]?.arrayValue ?? []
+            for (index, entry) in list.enumerated() {
+                guard case let .success(parameter) = resolver.follow(entry, json: index < entries.count ? entries[index] : .null)
                 else { continue }
+                let (name, location) = (parameter.value.name, parameter.value.location)
                 parameters.removeAll { $0.name == name && $0.location == location }
                 parameters.append((name, location))
             }
         }
         imported.pathParameters = PathTemplateNames.placeholders(in: imported.path)
-        imported.queryParameters = parameters.filter { $0.location == "query" }.map(\.name)
-        if let body = operation["requestBody"], case let .success(followed) = resolver.follow(body),
-            let content = followed.objectFields?["content"]?.objectFields
+        imported.queryParameters = parameters.filter { $0.location == .query }.map(\.name)
+        if let body = operation.value.requestBody, let bodyJSON = operation.json.objectFields?["requestBody"],
+            case let .success(request) = resolver.follow(body, json: bodyJSON),
+            let content = request.json.objectFields?["content"]?.objectFields
         {
+            // The media types as the description spells them (OpenAPIKit's sorts their parameters).
             let types = content.keys.map { $0.lowercased() }
             if types.contains(where: { Self.isJSON($0) }) {
                 imported.requestEncoding = "json"
@@ -159,35 +173,39 @@ package struct OpenAPIImporter: Sendable {
 
     /// Finds the success response and makes its template.
     private func makeTemplate(
-        _ imported: inout ImportedOperation, operation: [String: JSONValue], description: OpenAPIDescription, resolver: ReferenceResolver
+        _ imported: inout ImportedOperation, operation: Located<OpenAPI.Operation>, description: OpenAPIDescription,
+        resolver: ReferenceResolver
     ) {
         let responsesPointer = imported.pointer + "/responses"
-        guard let responses = operation["responses"]?.objectFields else {
+        guard let responses = operation.json.objectFields?["responses"]?.objectFields else {
             imported.skipReason = "the operation has no responses"
             return
         }
-        var statuses: [(status: Int, key: String)] = []
+        // The 2xx statuses OpenAPIKit read (`2XX` counts as 200), under the description's keys.
+        var statuses: [(status: Int, key: String, entry: Either<OpenAPI.Reference<OpenAPI.Response>, OpenAPI.Response>)] = []
         for key in responses.keys {
-            if let status = Int(key), (200..<300).contains(status) {
-                statuses.append((status, key))
-            } else if key.uppercased() == "2XX" {
-                statuses.append((200, key))
+            guard let code = OpenAPI.Response.StatusCode(rawValue: key), let entry = operation.value.responses[code] else { continue }
+            switch code.value {
+            case let .status(status) where (200..<300).contains(status): statuses.append((status, key, entry))
+            case .range(.success): statuses.append((200, key, entry))
+            default: break
             }
         }
         statuses.sort { $0.status != $1.status ? $0.status < $1.status : $0.key < $1.key }
         imported.successStatuses = Array(Set(statuses.map(\.status))).sorted()
-        for (status, key) in statuses {
+        for (status, key, entry) in statuses {
             let pointer = responsesPointer + "/" + JSONPointer.escape(key)
-            let response: JSONValue
-            switch resolver.follow(responses[key]!) {
+            let response: Located<OpenAPI.Response>
+            switch resolver.follow(entry, json: responses[key]!) {
             case let .success(value): response = value
             case let .failure(failure):
                 imported.skipReason = "the \(key) response: \(failure)"
                 return
             }
-            guard let content = response.objectFields?["content"]?.objectFields,
+            guard let content = response.json.objectFields?["content"]?.objectFields,
                 let mediaType = content.keys.sorted().first(where: { Self.isJSON($0) }),
-                let media = content[mediaType]?.objectFields
+                let contentType = OpenAPI.ContentType(rawValue: mediaType), let mediaEntry = response.value.content[contentType],
+                case let .success(media) = resolver.follow(mediaEntry, json: content[mediaType]!)
             else { continue }
             imported.status = status
             let mediaPointer = pointer + "/content/" + JSONPointer.escape(mediaType)
@@ -199,33 +217,39 @@ package struct OpenAPIImporter: Sendable {
     }
 
     private func translate(
-        _ imported: inout ImportedOperation, media: [String: JSONValue], at pointer: String, description: OpenAPIDescription,
+        _ imported: inout ImportedOperation, media: Located<OpenAPI.Content>, at pointer: String, description: OpenAPIDescription,
         resolver: ReferenceResolver
     ) {
         var example: JSONValue?
-        if let value = media["example"] {
-            example = value
-        } else if let examples = media["examples"]?.objectFields, let first = examples.keys.sorted().first {
-            switch resolver.follow(examples[first]!) {
-            case let .success(entry):
-                if let value = entry.objectFields?["value"] {
-                    example = value
-                } else if entry.objectFields?["externalValue"] != nil {
+        let examplesJSON = media.json.objectFields?["examples"]?.objectFields ?? [:]
+        // OpenAPIKit's `example` is also the first of `examples` in its order (which is not the
+        // document's here): the first named example is taken by name, as the description sorts.
+        if let examples = media.value.examples {
+            if let first = examplesJSON.keys.sorted().first(where: { examples[$0] != nil }) {
+                switch resolver.follow(examples[first]!, json: examplesJSON[first]!) {
+                case let .success(entry):
+                    if let value = entry.value.dataOrLegacyValue {
+                        example = JSONValue(openAPIKit: value)
+                    } else if entry.value.externalValue != nil {
+                        imported.findings.append(
+                            ImportFinding(
+                                kind: .notChecked, construct: "externalValue", pointer: pointer + "/examples/" + JSONPointer.escape(first),
+                                message: "the example is in another file, which is not read: values are made up from the schema"))
+                    }
+                case let .failure(failure):
                     imported.findings.append(
                         ImportFinding(
-                            kind: .notChecked, construct: "externalValue", pointer: pointer + "/examples/" + JSONPointer.escape(first),
-                            message: "the example is in another file, which is not read: values are made up from the schema"))
+                            kind: .broken, construct: "$ref", pointer: pointer + "/examples/" + JSONPointer.escape(first),
+                            message: failure.description))
                 }
-            case let .failure(failure):
-                imported.findings.append(
-                    ImportFinding(
-                        kind: .broken, construct: "$ref", pointer: pointer + "/examples/" + JSONPointer.escape(first),
-                        message: failure.description))
             }
+        } else if let value = media.value.example {
+            example = JSONValue(openAPIKit: value)
         }
         var translator = SchemaTranslator(resolver: resolver, version: description.version, budget: maxTemplateValues)
         var translated: SchemaTranslator.Translated
-        if let schema = media["schema"] {
+        // OpenAPIKit read a stand-in for the schema (see `OpenAPIKitReading`): its JSON is translated.
+        if media.value.schema != nil, let schema = media.json.objectFields?["schema"] {
             translated = translator.translate(schema, at: pointer + "/schema", example: example)
         } else {
             translated = SchemaTranslator.Translated(value: example ?? .null)

@@ -23,6 +23,16 @@ import Validator
         Case(name: "OpenAPI 4", file: "x.yaml", text: "openapi: 4.0.0\npaths: {}\n", message: "version 4.0.0"),
         Case(name: "no paths", file: "x.yaml", text: "openapi: 3.1.0\ninfo: {title: t, version: '1'}\n", message: "no \"paths\""),
         Case(name: "a scalar", file: "x.yaml", text: "just a string\n", message: "not an object"),
+        // What OpenAPIKit refuses, in its words.
+        Case(name: "no info", file: "x.yaml", text: "openapi: 3.1.0\npaths: {}\n", message: "Expected to find `info` key"),
+        Case(
+            name: "a component name outside the spec's characters", file: "x.yaml",
+            text: "openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\ncomponents:\n  schemas:\n    Thing Two: {type: object}\n",
+            message: "'Thing Two' does not"),
+        Case(
+            name: "an operation whose responses is not an object", file: "x.yaml",
+            text: "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n  /a:\n    get: {responses: [x]}\n",
+            message: "/a"),
         Case(
             name: "YAML aliases that expand without end", file: "x.yaml",
             text: (["openapi: 3.1.0", "a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
@@ -49,7 +59,8 @@ import Validator
     @Test func aFileLargerThanTheLimitIsRefusedBeforeItIsParsed() throws {
         // The bounded version of the 50 MB case: the size is checked first, so neither time nor
         // memory grows with the file.
-        let url = try Fixtures.file("big.json", #"{"openapi": "3.1.0", "paths": {}, "padding": ""# + String(repeating: "x", count: 300_000) + "\"}")
+        let head = #"{"openapi": "3.1.0", "info": {"title": "big", "version": "1"}, "paths": {}, "padding": ""#
+        let url = try Fixtures.file("big.json", head + String(repeating: "x", count: 300_000) + "\"}")
         defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
         let bytes = try #require(FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int)
         #expect(throws: OpenAPIImportError.tooLarge(path: url.path, bytes: bytes, limit: 100_000)) {
