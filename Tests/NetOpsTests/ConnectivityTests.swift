@@ -16,8 +16,10 @@ import Testing
     .enabled(if: !NetworkInterfaces.usable().isEmpty, "this machine has no interface up but loopback"))
 struct ConnectivityTests {
     @Test func aMachineWithAnInterfaceUpAndAnAnsweringProbeIsOnline() async throws {
+        // A probe timeout well above the 3 s the test server took to answer in a loaded run
+        // (its handlers wait behind the jobs of the tests starting at once).
         let monitor = ConnectivityMonitor(
-            configuration: .init(resolverProbeHosts: ["localhost"], probeURL: try await TestServer.url("missing")))
+            configuration: .init(resolverProbeHosts: ["localhost"], probeURL: try await TestServer.url("missing"), probeTimeout: 15))
         #expect(monitor.status == nil)
         #expect(await monitor.check() == .online)
         #expect(monitor.status == .online)

@@ -69,7 +69,13 @@ struct PostponementTests {
                 returned.withLock { $0 = true }
             }
         }
-        #expect(await eventually { operation.isPostponed })
+        guard await eventually(within: 30, { operation.isPostponed }) else {
+            // Never parked: end it, so the waiter (and the test) does not wait forever.
+            Issue.record("the operation never parked: \(operation.state)")
+            operation.cancel()
+            await waiter.value
+            return
+        }
         try await Task.sleep(for: .milliseconds(200))
         #expect(!returned.withLock { $0 }, "syncStart returned while the operation was parked")
         #expect(!operation.mayReleaseSyncWaiter)
@@ -129,7 +135,13 @@ struct PostponementTests {
                 returned.withLock { $0 = true }
             }
         }
-        #expect(await eventually { operation.isPostponed && session.postponedOperations.contains { $0 === operation } })
+        guard await eventually(within: 30, { operation.isPostponed && session.postponedOperations.contains { $0 === operation } }) else {
+            // Never parked: end it, so the waiter (and the test) does not wait forever.
+            Issue.record("the operation never parked: \(operation.state)")
+            operation.cancel()
+            _ = try? await waiter.value
+            return
+        }
         #expect(!returned.withLock { $0 })
         let released = session.releaseSyncWaitersOfPostponed()
         #expect(released.contains { $0 === operation })
