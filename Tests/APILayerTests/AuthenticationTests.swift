@@ -27,7 +27,8 @@ struct AuthenticationTests {
         log: LogCapture = LogCapture()
     ) -> AuthenticationCoordinator {
         AuthenticationCoordinator(
-            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 5),
+            // 20 s: well above the 5 s the in-process test server took to answer in a loaded run.
+            authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 20),
             store: InMemoryTokenStore(Token(accessToken: "not-issued-\(UUID().uuidString)", refreshToken: "seed-1")),
             configuration: configuration,
             logger: log.logger())

@@ -11,7 +11,8 @@ import Testing
 struct AuthenticationSecurityTests {
     /// A token the realm's token endpoint issued (so the realm's routes admit it).
     static func issuedToken(base: URL) async throws -> Token {
-        try await OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 5)
+        // 20 s: well above the 5 s the in-process test server took to answer in a loaded run.
+        try await OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token"), timeout: 20)
             .refresh(current: Token(accessToken: "none", refreshToken: "seed-\(UUID().uuidString)"))
     }
 
