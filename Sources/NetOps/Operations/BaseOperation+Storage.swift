@@ -54,11 +54,14 @@ extension BaseOperation {
         let chain: [any NetworkMiddleware]
         /// Why the run slot of `timeLimitBetweenRuns` was refused, if it was.
         let runSlotRefusal: NetOpsError?
+        /// The chain's coalescer (the last, if it holds several): found once, not per request.
+        let coalescer: RequestCoalescer?
 
         init(session: NetworkSession, chain: [any NetworkMiddleware], runSlotRefusal: NetOpsError?) {
             self.session = session
             self.chain = chain
             self.runSlotRefusal = runSlotRefusal
+            coalescer = chain.lazy.compactMap { $0 as? RequestCoalescer }.last
         }
     }
 

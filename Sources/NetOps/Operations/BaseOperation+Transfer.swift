@@ -63,7 +63,8 @@ extension BaseOperation {
             follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
         return .success(
             PreparedTransfer(
-                request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain, attempt: number,
+                request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain,
+                coalescer: frozen.coalescer, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
@@ -94,9 +95,7 @@ extension BaseOperation {
         }
         var request = prepared.request
         let context = MiddlewareContext(operation: self, attempt: prepared.attemptsBefore + 1, session: prepared.session)
-        var coalescer: RequestCoalescer?
         for stage in prepared.chain {
-            if let stage = stage as? RequestCoalescer { coalescer = stage }
             let decision: PrepareDecision
             do { decision = try stage.prepare(&request, context: context) } catch { decision = .fail(error) }
             switch decision {
@@ -150,7 +149,7 @@ extension BaseOperation {
         guard current else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules)
         let handle: any TransferHandle
-        if let coalescer {
+        if let coalescer = prepared.coalescer {
             var contextHeaders = Set<String>()
             for case let source as any ContextHeaderSource in prepared.chain { contextHeaders.formUnion(source.contextHeaderNames) }
             handle = coalescer.startTransfer(

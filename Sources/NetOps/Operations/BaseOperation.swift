@@ -86,6 +86,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let body: TransferBody
         let session: NetworkSession
         let chain: [any NetworkMiddleware]
+        /// The chain's coalescer, when it has one (`RequestCoalescer`).
+        let coalescer: RequestCoalescer?
         let attempt: UInt64
         /// Requests sent before this one.
         let attemptsBefore: Int
