@@ -68,7 +68,8 @@ struct LifecycleOrderTests {
                 journal.note("completion")
             }
         operation.start()
-        #expect(await eventually { !operation.state.isWorkingOrInProcess })
+        // 60 s: the in-process server can take seconds to answer in a loaded run.
+        #expect(await eventually(within: 60) { !operation.state.isWorkingOrInProcess })
         await operation.finished()
         journal.note("finished")
         #expect(journal.all == ["completion", "finished"])
