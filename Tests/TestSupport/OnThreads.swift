@@ -29,7 +29,11 @@ public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () 
 }
 
 /// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
-public func eventually(within seconds: Double = 10, _ condition: @Sendable () -> Bool) async -> Bool {
+///
+/// 30 s by default: what a test waits for often needs the in-process test server, whose handlers
+/// share Swift's cooperative pool with every test of the run; in a parallel run on two cores they
+/// waited behind other tests' jobs for more than 10 s. Only a failing wait takes that long.
+public func eventually(within seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {
         if condition() { return true }
