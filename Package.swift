@@ -52,6 +52,7 @@ let package = Package(
     targets: [
         .target(
             name: "NetOps",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: strictSettings
         ),
         .target(
@@ -251,7 +252,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TemplaterTests",
-            dependencies: ["Templater", "Validator", "SampleTemplates"],
+            dependencies: ["Templater", "Validator", "SampleTemplates", "TestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -125,15 +125,17 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test func unpackingWhileReading() throws {
-        try withTemporaryFolder { work in
+    @Test func unpackingWhileReading() async throws {
+        try await withTemporaryFolderAsync { work in
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
-            let archives = try (0..<2).map { version -> URL in
+            var made: [URL] = []
+            for version in 0..<2 {
                 let archive = work.appendingPathComponent("v\(version).zip")
-                try IdempotentUnarchiveTests.makeArchive(
+                try await IdempotentUnarchiveTests.makeArchive(
                     ["x.get.json": #"{"response": {"version": \#(version)}}"#], at: archive)
-                return archive
+                made.append(archive)
             }
+            let archives = made
             try store.unarchiveDefaultTemplates(from: archives[0])
             let stop = Shared(false)
             let problems = Shared<[String]>([])

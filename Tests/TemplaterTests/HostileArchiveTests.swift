@@ -10,7 +10,7 @@ struct HostileArchiveTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var label: String
         /// Makes the archive at the URL; the second URL is a path outside the work folder the archive aims at.
-        var make: @Sendable (URL, URL) throws -> Void
+        var make: @Sendable (URL, URL) async throws -> Void
         var limits = ArchiveLimits.default
         /// A fragment the refusal's reason must contain.
         var reason: String
@@ -18,50 +18,56 @@ struct HostileArchiveTests {
     }
 
     static let cases: [Case] = [
-        Case(label: "'..' entry", make: { archive, _ in try ArchiveTools.fixture("dotdot", at: archive) }, reason: "'..'"),
-        Case(label: "'..' inside a folder", make: { archive, _ in try ArchiveTools.fixture("nested-dotdot", at: archive) }, reason: "'..'"),
-        Case(label: "'..' deep inside nested folders", make: { archive, _ in try ArchiveTools.fixture("deep-dotdot", at: archive) }, reason: "'..'"),
-        Case(label: "'.' segment in a nested path", make: { archive, _ in try ArchiveTools.fixture("dot-segment", at: archive) }, reason: "'.'"),
+        Case(label: "'..' entry", make: { archive, _ in try await ArchiveTools.fixture("dotdot", at: archive) }, reason: "'..'"),
+        Case(label: "'..' inside a folder", make: { archive, _ in try await ArchiveTools.fixture("nested-dotdot", at: archive) }, reason: "'..'"),
         Case(
-            label: "empty segment in a nested path", make: { archive, _ in try ArchiveTools.fixture("empty-segment", at: archive) }, reason: "empty"),
-        Case(label: "absolute nested path", make: { try ArchiveTools.fixture("nested-absolute", at: $0, [$1.path]) }, reason: "absolute"),
+            label: "'..' deep inside nested folders", make: { archive, _ in try await ArchiveTools.fixture("deep-dotdot", at: archive) },
+            reason: "'..'"),
+        Case(
+            label: "'.' segment in a nested path", make: { archive, _ in try await ArchiveTools.fixture("dot-segment", at: archive) }, reason: "'.'"),
+        Case(
+            label: "empty segment in a nested path", make: { archive, _ in try await ArchiveTools.fixture("empty-segment", at: archive) },
+            reason: "empty"),
+        Case(label: "absolute nested path", make: { try await ArchiveTools.fixture("nested-absolute", at: $0, [$1.path]) }, reason: "absolute"),
         Case(
             label: "symbolic link as a folder, then a file inside it",
             make: {
-                try ArchiveTools.fixture("symlinked-folder", at: $0, [$1.deletingLastPathComponent().path])
+                try await ArchiveTools.fixture("symlinked-folder", at: $0, [$1.deletingLastPathComponent().path])
             }, reason: "symbolic link"),
-        Case(label: "duplicate nested names", make: { archive, _ in try ArchiveTools.fixture("nested-duplicate", at: archive) }, reason: "duplicate"),
         Case(
-            label: "a file and a folder of the same name", make: { archive, _ in try ArchiveTools.fixture("file-and-folder", at: archive) },
+            label: "duplicate nested names", make: { archive, _ in try await ArchiveTools.fixture("nested-duplicate", at: archive) },
+            reason: "duplicate"),
+        Case(
+            label: "a file and a folder of the same name", make: { archive, _ in try await ArchiveTools.fixture("file-and-folder", at: archive) },
             reason: "both a file and a folder"),
-        Case(label: "absolute path", make: { try ArchiveTools.fixture("absolute", at: $0, [$1.path]) }, reason: "absolute"),
-        Case(label: "backslash path", make: { archive, _ in try ArchiveTools.fixture("backslash", at: archive) }, reason: "backslash"),
-        Case(label: "symbolic link", make: { archive, _ in try ArchiveTools.fixture("symlink", at: archive) }, reason: "symbolic link"),
-        Case(label: "duplicate names", make: { archive, _ in try ArchiveTools.fixture("duplicate", at: archive) }, reason: "duplicate"),
+        Case(label: "absolute path", make: { try await ArchiveTools.fixture("absolute", at: $0, [$1.path]) }, reason: "absolute"),
+        Case(label: "backslash path", make: { archive, _ in try await ArchiveTools.fixture("backslash", at: archive) }, reason: "backslash"),
+        Case(label: "symbolic link", make: { archive, _ in try await ArchiveTools.fixture("symlink", at: archive) }, reason: "symbolic link"),
+        Case(label: "duplicate names", make: { archive, _ in try await ArchiveTools.fixture("duplicate", at: archive) }, reason: "duplicate"),
         Case(
-            label: "too many entries", make: { archive, _ in try ArchiveTools.fixture("many", at: archive, ["6"]) },
+            label: "too many entries", make: { archive, _ in try await ArchiveTools.fixture("many", at: archive, ["6"]) },
             limits: ArchiveLimits(maxEntryCount: 5), reason: "more than 5 entries"),
         Case(
-            label: "declared total above the limit", make: { archive, _ in try ArchiveTools.fixture("large", at: archive, ["5000"]) },
+            label: "declared total above the limit", make: { archive, _ in try await ArchiveTools.fixture("large", at: archive, ["5000"]) },
             limits: ArchiveLimits(maxTotalUncompressedSize: 4096), reason: "declared total"),
-        Case(label: "zip bomb (50 MiB of zeros)", make: { archive, _ in try ArchiveTools.fixture("bomb", at: archive) }, reason: "ratio"),
+        Case(label: "zip bomb (50 MiB of zeros)", make: { archive, _ in try await ArchiveTools.fixture("bomb", at: archive) }, reason: "ratio"),
         Case(
-            label: "bomb with a lying size header", make: { archive, _ in try ArchiveTools.fixture("lying-bomb", at: archive) },
+            label: "bomb with a lying size header", make: { archive, _ in try await ArchiveTools.fixture("lying-bomb", at: archive) },
             reason: "beyond its declared size"),
         Case(
-            label: "stored entry with a lying size header", make: { archive, _ in try ArchiveTools.fixture("lying-stored", at: archive) },
+            label: "stored entry with a lying size header", make: { archive, _ in try await ArchiveTools.fixture("lying-stored", at: archive) },
             reason: "CRC"),
         Case(
             label: "compressed size beyond the end of the archive",
             make: { archive, _ in
-                try ArchiveTools.fixture("lying-compressed", at: archive)
+                try await ArchiveTools.fixture("lying-compressed", at: archive)
             }, reason: "past the end of the archive"),
         Case(
             label: "encrypted entry (zip -P)",
             make: { archive, _ in
                 let folder = archive.deletingLastPathComponent().appendingPathComponent("plain")
                 try writeFile(#"{"response": 1}"#, to: folder.appendingPathComponent("secret.get.json"))
-                try ArchiveTools.run("zip", ["-q", "-P", "password", archive.path, "secret.get.json"], in: folder)
+                try await ArchiveTools.run("zip", ["-q", "-P", "password", archive.path, "secret.get.json"], in: folder)
             }, reason: "encrypted"),
         Case(
             label: "encrypted entry after a plain one",
@@ -69,18 +75,18 @@ struct HostileArchiveTests {
                 let folder = archive.deletingLastPathComponent().appendingPathComponent("plain")
                 try writeFile(#"{"response": 1}"#, to: folder.appendingPathComponent("open.get.json"))
                 try writeFile(#"{"response": 2}"#, to: folder.appendingPathComponent("secret.get.json"))
-                try ArchiveTools.run("zip", ["-q", archive.path, "open.get.json"], in: folder)
-                try ArchiveTools.run("zip", ["-q", "-P", "password", archive.path, "secret.get.json"], in: folder)
+                try await ArchiveTools.run("zip", ["-q", archive.path, "open.get.json"], in: folder)
+                try await ArchiveTools.run("zip", ["-q", "-P", "password", archive.path, "secret.get.json"], in: folder)
             }, reason: "encrypted"),
     ]
 
     @Test(arguments: cases)
-    func hostileArchiveIsRefused(_ hostile: Case) throws {
-        try withTemporaryFolder { work in
+    func hostileArchiveIsRefused(_ hostile: Case) async throws {
+        try await withTemporaryFolderAsync { work in
             let outside = FileManager.default.temporaryDirectory.appendingPathComponent("templater-escape-\(UUID().uuidString).json")
             let archive = work.appendingPathComponent("inputs/hostile.zip")
             try FileManager.default.createDirectory(at: archive.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try hostile.make(archive, outside)
+            try await hostile.make(archive, outside)
 
             let parent = work.appendingPathComponent("data")
             let target = parent.appendingPathComponent("templates")

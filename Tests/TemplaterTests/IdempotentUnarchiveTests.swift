@@ -6,11 +6,11 @@ import Validator
 
 struct IdempotentUnarchiveTests {
     /// Packs `files` (name → JSON text) into an archive with Info-ZIP.
-    static func makeArchive(_ files: [String: String], at archive: URL) throws {
+    static func makeArchive(_ files: [String: String], at archive: URL) async throws {
         let folder = archive.deletingLastPathComponent().appendingPathComponent("src-\(UUID().uuidString)")
         for (name, text) in files { try writeFile(text, to: folder.appendingPathComponent(name)) }
         try? FileManager.default.removeItem(at: archive)
-        try ArchiveTools.run("zip", ["-q", "-r", archive.path, "."], in: folder)
+        try await ArchiveTools.run("zip", ["-q", "-r", archive.path, "."], in: folder)
         try FileManager.default.removeItem(at: folder)
     }
 
@@ -19,10 +19,10 @@ struct IdempotentUnarchiveTests {
         return (attributes[.systemFileNumber] as? NSNumber)?.uint64Value ?? 0
     }
 
-    @Test func secondCallDoesNotUnpack() throws {
-        try withTemporaryFolder { work in
+    @Test func secondCallDoesNotUnpack() async throws {
+        try await withTemporaryFolderAsync { work in
             let archive = work.appendingPathComponent("v1.zip")
-            try Self.makeArchive(["a.get.json": #"{"response": "a1"}"#, "b.get.json": #"{"response": "b1"}"#], at: archive)
+            try await Self.makeArchive(["a.get.json": #"{"response": "a1"}"#, "b.get.json": #"{"response": "b1"}"#], at: archive)
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             #expect(try store.unarchiveDefaultTemplates(from: archive).outcome == .unpacked)
@@ -42,12 +42,12 @@ struct IdempotentUnarchiveTests {
         }
     }
 
-    @Test func changedArchiveIsUnpackedAgainKeepingRuntimeTemplates() throws {
-        try withTemporaryFolder { work in
+    @Test func changedArchiveIsUnpackedAgainKeepingRuntimeTemplates() async throws {
+        try await withTemporaryFolderAsync { work in
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             let v1 = work.appendingPathComponent("v1.zip")
-            try Self.makeArchive(
+            try await Self.makeArchive(
                 [
                     "a.get.json": #"{"response": "a1"}"#,
                     "b.get.json": #"{"response": "b1"}"#,
@@ -62,7 +62,7 @@ struct IdempotentUnarchiveTests {
             try store.write(.object(["response": .string("a-recorded")]), for: "a.get")
 
             let v2 = work.appendingPathComponent("v2.zip")
-            try Self.makeArchive(
+            try await Self.makeArchive(
                 [
                     "a.get.json": #"{"response": "a2"}"#,
                     "new.get.json": #"{"response": "new"}"#,
@@ -82,25 +82,25 @@ struct IdempotentUnarchiveTests {
         }
     }
 
-    @Test func rejectedTemplateKeepsThePreviousVersion() throws {
-        try withTemporaryFolder { work in
+    @Test func rejectedTemplateKeepsThePreviousVersion() async throws {
+        try await withTemporaryFolderAsync { work in
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             let v1 = work.appendingPathComponent("v1.zip")
-            try Self.makeArchive(["a.get.json": #"{"response": "a1"}"#], at: v1)
+            try await Self.makeArchive(["a.get.json": #"{"response": "a1"}"#], at: v1)
             try store.unarchiveDefaultTemplates(from: v1)
             let v2 = work.appendingPathComponent("v2.zip")
-            try Self.makeArchive(["a.get.json": #"{"response": "#], at: v2)
+            try await Self.makeArchive(["a.get.json": #"{"response": "#], at: v2)
             let report = try store.unarchiveDefaultTemplates(from: v2)
             #expect(report.rejected.map(\.path) == ["a.get.json"])
             #expect(try store.template(for: "a.get") == .object(["response": .string("a1")]))
         }
     }
 
-    @Test func unpackingIntoAnotherFolderLeavesTheStoreAlone() throws {
-        try withTemporaryFolder { work in
+    @Test func unpackingIntoAnotherFolderLeavesTheStoreAlone() async throws {
+        try await withTemporaryFolderAsync { work in
             let archive = work.appendingPathComponent("v1.zip")
-            try Self.makeArchive(["a.get.json": #"{"response": "a1"}"#], at: archive)
+            try await Self.makeArchive(["a.get.json": #"{"response": "a1"}"#], at: archive)
             let store = TemplateStore(directory: work.appendingPathComponent("mine"))
             let other = work.appendingPathComponent("other")
             try store.unarchiveDefaultTemplates(from: archive, to: other)

@@ -26,11 +26,11 @@ struct SHA256Tests {
         #expect(SHA256Digest.hex(of: Data(vector.input.utf8)) == vector.digest)
     }
 
-    @Test func fileDigestMatchesSha256sum() throws {
-        try withTemporaryFolder { folder in
+    @Test func fileDigestMatchesSha256sum() async throws {
+        try await withTemporaryFolderAsync { folder in
             let file = folder.appendingPathComponent("blob")
             try Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: file)
-            let expected = try ArchiveTools.run("sha256sum", [file.path]).split(separator: " ").first.map(String.init)
+            let expected = try await ArchiveTools.run("sha256sum", [file.path]).split(separator: " ").first.map(String.init)
             #expect(try SHA256Digest.hex(ofFileAt: file) == expected)
         }
     }

@@ -10,7 +10,7 @@ struct ShippedTemplatesTests {
     static let folder = repositoryRoot.appendingPathComponent("Templates/SampleAPI")
     static let archive = repositoryRoot.appendingPathComponent("Templates/APIManagerResponseDefaultTemplates.zip")
 
-    @Test func everyShippedTemplateIsValid() throws {
+    @Test func everyShippedTemplateIsValid() async throws {
         let results = try TemplateDecoding.checkFolder(Self.folder)
         #expect(results.map { String($0.file.dropLast(5)) } == SampleTemplates.methodNames)
         for (file, result) in results {
@@ -19,13 +19,13 @@ struct ShippedTemplatesTests {
     }
 
     /// Entry names and contents of an archive, read back by Python's zipfile (an independent reader).
-    static func contents(of archiveURL: URL) throws -> [String: Data] {
+    static func contents(of archiveURL: URL) async throws -> [String: Data] {
         let script = """
             import sys, zipfile, json
             z = zipfile.ZipFile(sys.argv[1])
             print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))
             """
-        let output = try ArchiveTools.python(script, [archiveURL.path])
+        let output = try await ArchiveTools.python(script, [archiveURL.path])
         let decoded = try JSONDecoder().decode([String: String].self, from: Data(output.utf8))
         return decoded.mapValues { hex in
             var bytes: [UInt8] = []
@@ -39,12 +39,12 @@ struct ShippedTemplatesTests {
         }
     }
 
-    @Test func shippedArchiveIsNotStale() throws {
+    @Test func shippedArchiveIsNotStale() async throws {
         var expected: [String: Data] = [:]
         for file in try ArchivePacker().templateFiles(in: Self.folder) {
             expected[file.lastPathComponent] = try Data(contentsOf: file)
         }
-        let shipped = try Self.contents(of: Self.archive)
+        let shipped = try await Self.contents(of: Self.archive)
         #expect(
             shipped.keys.sorted() == expected.keys.sorted(),
             "Templates/APIManagerResponseDefaultTemplates.zip is stale: run `swift run apilayer templates pack Templates/SampleAPI --out Templates/APIManagerResponseDefaultTemplates.zip`"
@@ -54,14 +54,15 @@ struct ShippedTemplatesTests {
         }
     }
 
-    @Test func packingIsDeterministic() throws {
-        try withTemporaryFolder { work in
+    @Test func packingIsDeterministic() async throws {
+        try await withTemporaryFolderAsync { work in
             let first = work.appendingPathComponent("1.zip")
             let second = work.appendingPathComponent("2.zip")
             try ArchivePacker().pack(folder: Self.folder, to: first)
             try ArchivePacker().pack(folder: Self.folder, to: second)
             #expect(try Data(contentsOf: first) == Data(contentsOf: second))
-            #expect(try Self.contents(of: first) == Self.contents(of: Self.archive))
+            let packed = try await Self.contents(of: first)
+            #expect(try await packed == Self.contents(of: Self.archive))
         }
     }
 

@@ -19,8 +19,8 @@ struct SubfolderArchiveTests {
         "users.get", "пользователи/получить",
     ].sorted()
 
-    @Test func packThenUnpackRoundTripsSubfolders() throws {
-        try withTemporaryFolder { work in
+    @Test func packThenUnpackRoundTripsSubfolders() async throws {
+        try await withTemporaryFolderAsync { work in
             let source = work.appendingPathComponent("source")
             for (path, text) in Self.nestedFiles { try writeFile(text, to: source.appendingPathComponent(path)) }
             try writeFile("docs", to: source.appendingPathComponent("issues/README.md"))
@@ -30,8 +30,8 @@ struct SubfolderArchiveTests {
             #expect(entries.sorted() == Self.nestedFiles.keys.sorted())
             #expect(entries == entries.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
             // Info-ZIP agrees the archive is sound, and sees the folders.
-            try ArchiveTools.run("unzip", ["-tq", archive.path])
-            let listed = try ArchiveTools.run("unzip", ["-Z1", archive.path])
+            try await ArchiveTools.run("unzip", ["-tq", archive.path])
+            let listed = try await ArchiveTools.run("unzip", ["-Z1", archive.path])
             #expect(listed.split(separator: "\n").map(String.init).sorted() == Self.nestedFiles.keys.sorted())
 
             let target = work.appendingPathComponent("t")
@@ -48,15 +48,15 @@ struct SubfolderArchiveTests {
     }
 
     @Test(arguments: ["-0", "-9"])
-    func infoZipArchiveWithSubfolders(_ level: String) throws {
-        try withTemporaryFolder { work in
+    func infoZipArchiveWithSubfolders(_ level: String) async throws {
+        try await withTemporaryFolderAsync { work in
             let files = work.appendingPathComponent("files")
             for (path, text) in Self.nestedFiles { try writeFile(text, to: files.appendingPathComponent(path)) }
             try writeFile("docs", to: files.appendingPathComponent("issues/README.md"))
             let archive = work.appendingPathComponent("templates.zip")
-            try ArchiveTools.run("zip", ["-r", "-q", level, archive.path, "."], in: files)
+            try await ArchiveTools.run("zip", ["-r", "-q", level, archive.path, "."], in: files)
             // zip -r writes folder entries too: they are accepted.
-            #expect(try ArchiveTools.run("unzip", ["-Z1", archive.path]).contains("repos/issues/comments/\n"))
+            #expect(try await ArchiveTools.run("unzip", ["-Z1", archive.path]).contains("repos/issues/comments/\n"))
 
             let target = work.appendingPathComponent("out/templates")
             let store = TemplateStore(directory: target)
@@ -72,10 +72,10 @@ struct SubfolderArchiveTests {
         }
     }
 
-    @Test func nestedEntriesAreSortedOutByName() throws {
-        try withTemporaryFolder { work in
+    @Test func nestedEntriesAreSortedOutByName() async throws {
+        try await withTemporaryFolderAsync { work in
             let archive = work.appendingPathComponent("a.zip")
-            try ArchiveTools.fixture("nested", at: archive)
+            try await ArchiveTools.fixture("nested", at: archive)
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
             let report = try store.unarchiveDefaultTemplates(from: archive)
             #expect(report.installed == ["issues/list-for-repo", "repos/issues/comments/list", "users.get"])
@@ -89,12 +89,12 @@ struct SubfolderArchiveTests {
         }
     }
 
-    @Test func changedArchiveCarriesOverNestedRuntimeTemplates() throws {
-        try withTemporaryFolder { work in
+    @Test func changedArchiveCarriesOverNestedRuntimeTemplates() async throws {
+        try await withTemporaryFolderAsync { work in
             let target = work.appendingPathComponent("templates")
             let store = TemplateStore(directory: target)
             let v1 = work.appendingPathComponent("v1.zip")
-            try IdempotentUnarchiveTests.makeArchive(
+            try await IdempotentUnarchiveTests.makeArchive(
                 [
                     "issues/list.json": #"{"response": "list1"}"#,
                     "issues/gone.json": #"{"response": "gone"}"#,
@@ -105,7 +105,7 @@ struct SubfolderArchiveTests {
             try store.write(.object(["response": .string("recorded")]), for: "mine/deep/one")
 
             let v2 = work.appendingPathComponent("v2.zip")
-            try IdempotentUnarchiveTests.makeArchive(
+            try await IdempotentUnarchiveTests.makeArchive(
                 [
                     "issues/list.json": #"{"response": "list2"}"#,
                     "issues/new.json": #"{"response": "new"}"#,

@@ -108,11 +108,11 @@ struct SymbolicLinkTests {
         }
     }
 
-    @Test func unpackNeverWritesThroughALinkInTheFolder() throws {
-        try withTemporaryFolder { work in
+    @Test func unpackNeverWritesThroughALinkInTheFolder() async throws {
+        try await withTemporaryFolderAsync { work in
             let layout = try Layout(work)
             let archive = work.appendingPathComponent("a.zip")
-            try IdempotentUnarchiveTests.makeArchive(["issues/list.json": #"{"response": "archive"}"#], at: archive)
+            try await IdempotentUnarchiveTests.makeArchive(["issues/list.json": #"{"response": "archive"}"#], at: archive)
             let store = TemplateStore(directory: layout.folder)
             let before = snapshot(layout.outside)
             let report = try store.unarchiveDefaultTemplates(from: archive)

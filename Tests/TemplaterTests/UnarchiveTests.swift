@@ -8,7 +8,7 @@ import Validator
 struct UnarchiveTests {
     struct ToolCase: Sendable, CustomTestStringConvertible {
         var label: String
-        var make: @Sendable (URL, URL) throws -> Void
+        var make: @Sendable (URL, URL) async throws -> Void
         var testDescription: String { label }
     }
 
@@ -26,26 +26,26 @@ struct UnarchiveTests {
         ToolCase(label: "Info-ZIP zip, deflated") { work, archive in
             let files = work.appendingPathComponent("files")
             try layOutFiles(in: files)
-            try ArchiveTools.run("zip", ["-r", "-q", "-9", archive.path, "."], in: files)
+            try await ArchiveTools.run("zip", ["-r", "-q", "-9", archive.path, "."], in: files)
         },
         ToolCase(label: "Info-ZIP zip, stored") { work, archive in
             let files = work.appendingPathComponent("files")
             try layOutFiles(in: files)
-            try ArchiveTools.run("zip", ["-r", "-q", "-0", archive.path, "."], in: files)
+            try await ArchiveTools.run("zip", ["-r", "-q", "-0", archive.path, "."], in: files)
         },
         ToolCase(label: "Python zipfile, deflated") { _, archive in
-            try ArchiveTools.fixture("good", at: archive, ["deflated"])
+            try await ArchiveTools.fixture("good", at: archive, ["deflated"])
         },
         ToolCase(label: "Python zipfile, stored") { _, archive in
-            try ArchiveTools.fixture("good", at: archive, ["stored"])
+            try await ArchiveTools.fixture("good", at: archive, ["stored"])
         },
     ]
 
     @Test(arguments: tools)
-    func unpacksRealArchives(_ tool: ToolCase) throws {
-        try withTemporaryFolder { work in
+    func unpacksRealArchives(_ tool: ToolCase) async throws {
+        try await withTemporaryFolderAsync { work in
             let archive = work.appendingPathComponent("templates.zip")
-            try tool.make(work, archive)
+            try await tool.make(work, archive)
             let target = work.appendingPathComponent("out/templates")
             let store = TemplateStore(directory: target)
             let report = try store.unarchiveDefaultTemplates(from: archive)
@@ -63,8 +63,8 @@ struct UnarchiveTests {
         }
     }
 
-    @Test func packThenUnpackRoundTrips() throws {
-        try withTemporaryFolder { work in
+    @Test func packThenUnpackRoundTrips() async throws {
+        try await withTemporaryFolderAsync { work in
             let source = work.appendingPathComponent("source")
             for index in 0..<20 {
                 try writeFile(#"{"response": {"n": \#(index)}}"#, to: source.appendingPathComponent("m\(index).get.json"))
@@ -73,7 +73,7 @@ struct UnarchiveTests {
             let names = try ArchivePacker().pack(folder: source, to: archive)
             #expect(names.count == 20)
             // Info-ZIP agrees the archive is sound.
-            try ArchiveTools.run("unzip", ["-tq", archive.path])
+            try await ArchiveTools.run("unzip", ["-tq", archive.path])
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
             #expect(try store.unarchiveDefaultTemplates(from: archive).installed.count == 20)
             #expect(try store.template(for: "m7.get") == .object(["response": .object(["n": .int(7)])]))
@@ -91,10 +91,10 @@ struct UnarchiveTests {
     }
 
     /// The archive fuzzer's crash: a ZIP64 locator aiming past Int64 made `FileHandle.seek` trap.
-    @Test func zip64EndRecordBeyondTheFileIsUnreadable() throws {
-        try withTemporaryFolder { work in
+    @Test func zip64EndRecordBeyondTheFileIsUnreadable() async throws {
+        try await withTemporaryFolderAsync { work in
             let archive = work.appendingPathComponent("a.zip")
-            try ArchiveTools.fixture("zip64-locator-beyond-file", at: archive)
+            try await ArchiveTools.fixture("zip64-locator-beyond-file", at: archive)
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
             do {
                 _ = try store.unarchiveDefaultTemplates(from: archive)

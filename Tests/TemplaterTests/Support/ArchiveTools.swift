@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs real archive tools (Info-ZIP `zip`, Python's `zipfile`) to make test fixtures.
 enum ArchiveTools {
@@ -6,37 +7,24 @@ enum ArchiveTools {
         var description: String
     }
 
-    /// Runs `executable` with `arguments` in `folder`; throws with its stderr when it fails.
+    /// Runs `executable` with `arguments` in `folder` on a thread of its own (never holding a
+    /// cooperative thread while it waits, so the in-process servers of other tests keep
+    /// answering); throws with its stderr when it fails.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [executable] + arguments
-        if let folder { process.currentDirectoryURL = folder }
-        var environment = ProcessInfo.processInfo.environment
-        environment["LC_ALL"] = "C.UTF-8"
-        environment["PYTHONIOENCODING"] = "utf-8"
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(
-                description:
-                    "\(executable) \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(String(decoding: err, as: UTF8.self))")
+    static func run(_ executable: String, _ arguments: [String], in folder: URL? = nil) async throws -> String {
+        let (status, output, errors) = try await runChildProcess(
+            URL(fileURLWithPath: "/usr/bin/env"), [executable] + arguments, in: folder,
+            environment: ["LC_ALL": "C.UTF-8", "PYTHONIOENCODING": "utf-8"])
+        guard status == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited \(status): \(errors)")
         }
-        return String(decoding: out, as: UTF8.self)
+        return output
     }
 
     /// Runs `script` with `python3`, passing `arguments`.
     @discardableResult
-    static func python(_ script: String, _ arguments: [String] = [], in folder: URL? = nil) throws -> String {
-        try run("python3", ["-c", script] + arguments, in: folder)
+    static func python(_ script: String, _ arguments: [String] = [], in folder: URL? = nil) async throws -> String {
+        try await run("python3", ["-c", script] + arguments, in: folder)
     }
 
     /// The fixture maker: `python3 -c fixtureScript MODE OUT`.
@@ -160,7 +148,7 @@ enum ArchiveTools {
         """#
 
     /// Makes fixture `mode` at `out` with Python's zipfile.
-    static func fixture(_ mode: String, at out: URL, _ extra: [String] = []) throws {
-        try python(fixtureScript, [mode, out.path] + extra)
+    static func fixture(_ mode: String, at out: URL, _ extra: [String] = []) async throws {
+        try await python(fixtureScript, [mode, out.path] + extra)
     }
 }

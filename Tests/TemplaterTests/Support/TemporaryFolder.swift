@@ -12,6 +12,16 @@ func withTemporaryFolder<Result>(_ body: (URL) throws -> Result) throws -> Resul
     return try body(folder)
 }
 
+/// A fresh folder under the system temporary folder, removed when the body returns (for a body
+/// that awaits, such as one running the archive tools).
+func withTemporaryFolderAsync<Result>(_ body: (URL) async throws -> Result) async throws -> Result {
+    let folder = FileManager.default.temporaryDirectory
+        .appendingPathComponent("templater-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
 /// The names in `folder`, sorted (hidden ones included); empty when it does not exist.
 func listing(_ folder: URL) -> [String] {
     ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
