@@ -68,6 +68,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addRangeRoutes(to: router)
         DemoRoutes.addRateLimitRoutes(to: router)
         DemoRoutes.addCountedRoutes(to: router)
+        DemoRoutes.addCacheRoutes(to: router)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
         DemoRoutes.addIssuePageRoutes(to: router)

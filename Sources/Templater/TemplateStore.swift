@@ -73,6 +73,15 @@ public final class TemplateStore: Sendable {
         state.withLock { $0.directory }
     }
 
+    /// This store among every store the process made, for keys that name a template version.
+    package let identity = UUID()
+
+    /// Counts the changes of the store's templates: what was checked against a template of
+    /// one generation must be checked again in a later one.
+    package var generation: UInt64 {
+        state.withLock { $0.generation }
+    }
+
     /// A folder of shipped templates (e.g. a resource bundle's) to read from instead of `directory`.
     ///
     /// `nil` (the default) reads `directory`. Setting it empties the cache. Writes, removals and

@@ -1,4 +1,5 @@
 import Metrics
+import NetOps
 
 /// Records one API's metrics into one factory. Never called under a lock: a slow backend
 /// delays only the call that records.
@@ -32,6 +33,12 @@ struct CallMetrics: Sendable {
     func transferred(sent: Int64, received: Int64) {
         if sent > 0 { Counter(label: MetricLabel.bytesSent, dimensions: base, factory: factory).increment(by: sent) }
         if received > 0 { Counter(label: MetricLabel.bytesReceived, dimensions: base, factory: factory).increment(by: received) }
+    }
+
+    /// One request that went through the API's `HTTPCache`.
+    func cacheLookup(_ outcome: HTTPCache.Outcome) {
+        Counter(label: MetricLabel.cacheLookups, dimensions: base + [(MetricDimension.outcome, outcome.rawValue)], factory: factory)
+            .increment()
     }
 
     func parked(_ delta: Int) {

@@ -143,7 +143,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         didFinish(
             AttemptReport(
                 attempt: context.attempt, status: outcome.statusCode, error: error, bytesSent: outcome.bytesSent,
-                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer))
+                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer, cache: outcome.cacheOutcome))
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
@@ -219,6 +219,10 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
             metrics.transferred(sent: report.bytesSent, received: report.bytesReceived)
             guard let open else { return }
             if report.coalesced { open.span.attributes[SpanAttributeKey.coalesced] = true }
+            if let cache = report.cache {
+                open.span.attributes[SpanAttributeKey.cache] = cache.rawValue
+                metrics.cacheLookup(cache)
+            }
             close(open, status: status, errorType: Self.errorType(status: status, error: report.error), at: instant)
             call?.addEvent(event)
             let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
@@ -408,4 +412,6 @@ struct AttemptReport: Sendable {
     let bytesReceived: Int64
     /// The attempt joined an identical request in flight (`RequestCoalescer`).
     let coalesced: Bool
+    /// How the API's HTTP cache took part, when it has one.
+    let cache: HTTPCache.Outcome?
 }

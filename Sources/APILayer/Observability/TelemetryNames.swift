@@ -27,6 +27,9 @@ enum MetricLabel {
     /// Counter: calls that joined an identical request in flight instead of sending their own.
     /// Dimensions: api, method.
     static let coalescedRequests = "apilayer.coalesced.requests"
+    /// Counter: requests that went through the API's HTTP cache. Dimensions: api, method,
+    /// outcome (`hit`, `revalidated`, `miss`, `bypass`).
+    static let cacheLookups = "apilayer.cache.lookups"
 }
 
 /// Dimension keys of the metrics: all of low cardinality (never a URL, an ID or a token).
@@ -59,6 +62,9 @@ enum SpanAttributeKey {
     static let attempts = "apilayer.attempts"
     /// On an attempt span: the attempt joined an identical request in flight.
     static let coalesced = "apilayer.coalesced"
+    /// On an attempt span: how the API's HTTP cache took part (`hit`, `revalidated`, `miss`,
+    /// `bypass`).
+    static let cache = "apilayer.cache"
 }
 
 /// Events on a call's span, one per stage it passed.

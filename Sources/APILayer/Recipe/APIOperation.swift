@@ -126,6 +126,16 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// Runs the pipeline on a response the operation accepted; an error it returns fails the
     /// operation.
     fileprivate func check() -> APIError? {
+        // An answer from the scope's HTTP cache (a fresh entry, a 304) whose body was checked
+        // and mapped to this model before, under the same template version: no parse, no
+        // validation, no mapping.
+        let cached = cachedResponseValues
+        let reuseKey = cached == nil ? nil : pipeline.reuseKey(status: statusCode)
+        if let cached, let reuseKey, let model = cached.value(for: reuseKey) as? Model {
+            checked.withLock { $0 = model }
+            telemetry.withLock { $0 }?.pipelineChecked(passed: [.reused], failedStage: nil)
+            return nil
+        }
         let body = receivedData
         var stages: [PipelineStage] = []
         let verdict = pipeline.evaluate(
@@ -136,6 +146,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         switch verdict {
         case let .success(model):
             checked.withLock { $0 = model }
+            if let cached, let reuseKey { cached.set(model, for: reuseKey) }
             return nil
         case let .failure(error):
             return error

@@ -24,6 +24,8 @@ enum PipelineStage: String {
     case parsed = "response.parsed"
     case validated = "response.validated"
     case mapped = "response.mapped"
+    /// The model made of the same stored response before was used again (`HTTPCache`).
+    case reused = "response.reused"
 }
 
 /// What happens to a response after its transfer, for one call: the service's body check,
@@ -112,6 +114,16 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         let decoded = decode(json, operation: operation)
         if case .success = decoded { passed(.mapped) }
         return decoded
+    }
+
+    /// The key under which a model this pipeline made of a stored response is kept with it
+    /// (`HTTPCache`): the method, the model type, the key path, the status and the template's
+    /// version, so that a new template checks the body again. Nil when the model cannot be
+    /// reused: a parser step (a closure that cannot be compared), a download, a stub.
+    func reuseKey(status: Int?) -> String? {
+        guard parser == nil, savedFile == nil, validates else { return nil }
+        let template = "\(templates.identity):\(templates.generation)"
+        return "\(name)|\(templateName)|\(template)|\(String(reflecting: Model.self))|\(keyPath ?? "")|\(status ?? 0)"
     }
 
     /// The `server` stage of a body that came with an unaccepted `status`: decoded into the

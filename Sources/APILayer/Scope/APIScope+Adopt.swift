@@ -41,6 +41,7 @@ extension APIScope.Snapshot {
         if let circuitBreaker { operation.use(circuitBreaker) }
         if let rateLimiter { operation.use(rateLimiter) }
         if let coalescer { operation.use(coalescer) }
+        if let cache = configuration.cache { operation.use(cache) }
         operation.middleware += configuration.middleware
         if let authentication, let placement {
             operation.use(ScopedAuthentication(coordinator: authentication, placement: placement, origins: configuration.origins))

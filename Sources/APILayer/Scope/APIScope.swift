@@ -142,6 +142,19 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// (`apilayer.coalesced.requests`) and its attempt span says so (`apilayer.coalesced`).
         public var coalescing: RequestCoalescer.Configuration?
 
+        /// The API's HTTP cache (see `HTTPCache`), or nil (the default: every call reaches the
+        /// server). With one, a GET answered with a lifetime (`Cache-Control: max-age`,
+        /// `Expires`) is answered from memory (or the cache's folder) while fresh, and one
+        /// with an `ETag` or `Last-Modified` is revalidated: a 304 costs the server almost
+        /// nothing (GitHub does not count it against the rate limit), and the call reuses the
+        /// model already validated and mapped from that body. Off by default because what a
+        /// service may serve stale is its decision: a server's `max-age` written for browsers
+        /// could hide a change the service just made elsewhere. Give each scope its own cache:
+        /// entries are keyed by every request header, so two tokens never share one. Each
+        /// request counts in `apilayer.cache.lookups` and its attempt span says how
+        /// (`apilayer.cache`).
+        public var cache: HTTPCache?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,

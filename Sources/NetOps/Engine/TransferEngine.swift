@@ -49,6 +49,10 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The transfer is one another handler opened, shared with this one (`RequestCoalescer`);
     /// called before its first event.
     func transferWillShare()
+    /// How an `HTTPCache` takes part in the transfer, and the values kept with the entry that
+    /// answers or is stored; called before the first event, and again when a revalidation's
+    /// answer or a stored response changes it.
+    func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?)
 }
 
 extension TransferEvents {
@@ -60,6 +64,8 @@ extension TransferEvents {
     package var completesInPlace: Bool { false }
     /// Nobody listens.
     package func transferWillShare() {}
+    /// Nobody listens.
+    package func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?) {}
 }
 
 extension TransferEvents {

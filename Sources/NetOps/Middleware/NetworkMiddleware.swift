@@ -125,6 +125,9 @@ public struct AttemptOutcome: Sendable {
     /// Whether the request joined an identical one another operation had in flight, instead of
     /// going to the network itself (`RequestCoalescer`).
     public let joinedSharedTransfer: Bool
+    /// How the chain's `HTTPCache` took part in the request (nil without one): a `.hit` sent
+    /// nothing, a `.revalidated` one was answered 304 and the stored response stood in.
+    public let cacheOutcome: HTTPCache.Outcome?
 
     /// The status of the response, when one arrived.
     public var statusCode: Int? { head?.statusCode }

@@ -20,6 +20,9 @@ extension BaseOperation {
         var lastSentRequest: URLRequest?
         /// Whether that request joined a transfer another operation opened (`RequestCoalescer`).
         var lastAttemptJoined = false
+        /// How the operation's `HTTPCache` took part in that request, and the values kept with
+        /// the entry that answered (nil without a cache).
+        var lastAttemptCache: CacheUse?
         var userInfo: [String: any Sendable] = [:]
         /// What `isFinished` answers: the state machine's value as of the last `isFinished`
         /// notification, set between its will- and did-change.
@@ -43,6 +46,13 @@ extension BaseOperation {
         var postponement: Postponement?
     }
 
+    /// How an `HTTPCache` took part in an attempt.
+    struct CacheUse {
+        let outcome: HTTPCache.Outcome
+        /// The values kept with the entry that answered or was stored.
+        let values: DerivedValues?
+    }
+
     /// What an operation fixes when it first starts: the session it runs in (its
     /// `privateSession`, else `NetworkSession.shared`) and the chain its requests and answers
     /// pass through. Nothing set on the operation, its session or its scope afterwards changes
@@ -56,12 +66,15 @@ extension BaseOperation {
         let runSlotRefusal: NetOpsError?
         /// The chain's coalescer (the last, if it holds several): found once, not per request.
         let coalescer: RequestCoalescer?
+        /// The chain's cache (the last, if it holds several), found the same way.
+        let cache: HTTPCache?
 
         init(session: NetworkSession, chain: [any NetworkMiddleware], runSlotRefusal: NetOpsError?) {
             self.session = session
             self.chain = chain
             self.runSlotRefusal = runSlotRefusal
             coalescer = chain.lazy.compactMap { $0 as? RequestCoalescer }.last
+            cache = chain.lazy.compactMap { $0 as? HTTPCache }.last
         }
     }
 

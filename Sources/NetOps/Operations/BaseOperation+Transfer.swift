@@ -64,7 +64,7 @@ extension BaseOperation {
         return .success(
             PreparedTransfer(
                 request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain,
-                coalescer: frozen.coalescer, attempt: number,
+                coalescer: frozen.coalescer, cache: frozen.cache, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
@@ -129,7 +129,7 @@ extension BaseOperation {
             var verdict = Verdict.fail(refusal)
             let outcome = AttemptOutcome(
                 request: request, head: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
-                isReplayable: false, joinedSharedTransfer: false)
+                isReplayable: false, joinedSharedTransfer: false, cacheOutcome: nil)
             for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
             withEffects { effects in
                 guard isCurrent(prepared.attempt) else { return }
@@ -144,16 +144,14 @@ extension BaseOperation {
             storage.history.attemptsMade = number
             storage.lastSentRequest = request
             storage.lastAttemptJoined = false
+            storage.lastAttemptCache = nil
             return true
         }
         guard current else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules)
         let handle: any TransferHandle
-        if let coalescer = prepared.coalescer {
-            var contextHeaders = Set<String>()
-            for case let source as any ContextHeaderSource in prepared.chain { contextHeaders.formUnion(source.contextHeaderNames) }
-            handle = coalescer.startTransfer(
-                request, body: prepared.body, events: events, engine: prepared.session.engine, contextHeaders: contextHeaders)
+        if prepared.coalescer != nil || prepared.cache != nil {
+            handle = Self.startThroughStages(request, prepared: prepared, events: events)
         } else {
             handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
         }
@@ -163,6 +161,22 @@ extension BaseOperation {
             return false
         }
         if stale { handle.cancel() }
+    }
+
+    /// Starts a transfer through the chain's cache and coalescer (outermost first), which
+    /// answer it, join it to another or hand it to the engine.
+    private static func startThroughStages(_ request: URLRequest, prepared: PreparedTransfer, events: any TransferEvents) -> any TransferHandle {
+        var contextHeaders = Set<String>()
+        for case let source as any ContextHeaderSource in prepared.chain { contextHeaders.formUnion(source.contextHeaderNames) }
+        let engine = prepared.session.engine
+        let body = prepared.body
+        let coalescer = prepared.coalescer
+        let send: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle = { [contextHeaders] request, events in
+            guard let coalescer else { return engine.startTransfer(request, body: body, events: events) }
+            return coalescer.startTransfer(request, body: body, events: events, engine: engine, contextHeaders: contextHeaders)
+        }
+        guard let cache = prepared.cache else { return send(request, events) }
+        return cache.startTransfer(request, body: body, events: events, contextHeaders: contextHeaders, next: send)
     }
 
     /// Ends the operation with `error` if run `attempt` is still the current one.
@@ -348,7 +362,8 @@ extension BaseOperation {
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),
                 retryWaited: storage.history.retryWaited,
                 isReplayable: isReplayableLocked,
-                joinedSharedTransfer: storage.lastAttemptJoined)
+                joinedSharedTransfer: storage.lastAttemptJoined,
+                cacheOutcome: storage.lastAttemptCache?.outcome)
             let context = MiddlewareContext(operation: self, attempt: storage.history.attemptsMade, session: frozen.session)
             return Outcome(outcome: outcome, chain: frozen.chain, context: context)
         }
@@ -475,6 +490,12 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     func transferWillShare() {
         operation.withLock {
             if operation.isCurrent(attempt) { operation.storage.lastAttemptJoined = true }
+        }
+    }
+
+    func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?) {
+        operation.withLock {
+            if operation.isCurrent(attempt) { operation.storage.lastAttemptCache = BaseOperation.CacheUse(outcome: outcome, values: values) }
         }
     }
 

@@ -88,6 +88,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let chain: [any NetworkMiddleware]
         /// The chain's coalescer, when it has one (`RequestCoalescer`).
         let coalescer: RequestCoalescer?
+        /// The chain's cache, when it has one (`HTTPCache`).
+        let cache: HTTPCache?
         let attempt: UInt64
         /// Requests sent before this one.
         let attemptsBefore: Int

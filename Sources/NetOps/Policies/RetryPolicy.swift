@@ -105,12 +105,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public static func retryAfter(_ response: HTTPURLResponse, now: Date = Date()) -> TimeInterval? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
         if let seconds = Double(value), seconds >= 0 { return seconds }
-        // RFC 9110 §5.6.7 IMF-fixdate, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
+        guard let date = HTTPDate.parse(value) else { return nil }
         return max(0, date.timeIntervalSince(now))
     }
 }

@@ -1,0 +1,82 @@
+import Foundation
+
+/// The `Cache-Control` directives of a request or a response that a private cache acts on
+/// (RFC 9111 §5.2), read leniently: unknown directives are ignored, a malformed or negative
+/// number is ignored, and a number too large for the clock is capped.
+struct CacheControl: Equatable {
+    var noStore = false
+    var noCache = false
+    var mustRevalidate = false
+    var onlyIfCached = false
+    var maxAge: TimeInterval?
+    /// A request's `max-stale`: nil when absent, `.infinity` when it has no value.
+    var maxStale: TimeInterval?
+    var minFresh: TimeInterval?
+    var staleIfError: TimeInterval?
+
+    /// The longest lifetime a number in a directive may give (about 68 years, as RFC 9111
+    /// §1.2.2 advises for delta-seconds that overflow).
+    static let largestDelta: TimeInterval = 2_147_483_648
+
+    /// The directives of every `Cache-Control` field (joined with ", ") and `Pragma: no-cache`.
+    init(_ cacheControl: String?, pragma: String? = nil) {
+        if let pragma, cacheControl == nil, pragma.lowercased().contains("no-cache") { noCache = true }
+        guard let cacheControl else { return }
+        for part in cacheControl.split(separator: ",") {
+            let pieces = part.split(separator: "=", maxSplits: 1)
+            guard let rawName = pieces.first else { continue }
+            let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+            let argument = pieces.count > 1 ? Self.delta(pieces[1]) : nil
+            switch name {
+            case "no-store": noStore = true
+            // `no-cache="field"` restricts only some fields; a private cache that keeps whole
+            // responses treats it as `no-cache`.
+            case "no-cache": noCache = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            case "only-if-cached": onlyIfCached = true
+            case "max-age": if let argument { maxAge = argument }
+            case "max-stale": maxStale = pieces.count > 1 ? argument : .infinity
+            case "min-fresh": if let argument { minFresh = argument }
+            case "stale-if-error": if let argument { staleIfError = argument }
+            default: continue
+            }
+        }
+    }
+
+    /// A delta-seconds value: digits only (quotes allowed), capped at `largestDelta`.
+    static func delta(_ text: Substring) -> TimeInterval? {
+        var digits = text.trimmingCharacters(in: .whitespaces)
+        if digits.count >= 2, digits.hasPrefix("\""), digits.hasSuffix("\"") { digits = String(digits.dropFirst().dropLast()) }
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard digits.count < 11, let value = Int64(digits) else { return largestDelta }
+        return min(TimeInterval(value), largestDelta)
+    }
+}
+
+/// HTTP dates (RFC 9110 §5.6.7): the preferred IMF-fixdate, and the obsolete RFC 850 and
+/// asctime forms a recipient must accept.
+enum HTTPDate {
+    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+
+    /// The date `text` names, or nil when it is none of the three forms.
+    static func parse(_ text: String) -> Date? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        for format in formats {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            if let date = formatter.date(from: trimmed) { return date }
+        }
+        return nil
+    }
+
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func format(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,311 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension HTTPCache {
+    /// Starts `request` through the cache: answers it from a fresh entry (its events arrive
+    /// before this returns), revalidates a stale one, or hands it to `next` and stores what
+    /// comes back. `contextHeaders` (lower case) are left out of the key besides the configured
+    /// ones. `events` hears `transferDidUseCache` before its first event.
+    func startTransfer(
+        _ request: URLRequest, body: TransferBody, events: any TransferEvents, contextHeaders: Set<String>,
+        next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+    ) -> any TransferHandle {
+        let method = request.httpMethod?.uppercased() ?? "GET"
+        guard let url = request.url else { return next(request, events) }
+        guard method == "GET" else {
+            guard !Self.safeMethods.contains(method) else { return next(request, events) }
+            return next(request, InvalidatingEvents(cache: self, requestURL: url, events: events))
+        }
+        let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"), pragma: request.value(forHTTPHeaderField: "Pragma"))
+        guard case .none = body, request.httpBody == nil, request.httpBodyStream == nil, !events.bodyGoesToFile, !requestControl.noStore,
+            !Self.conditionFields.contains(where: { request.value(forHTTPHeaderField: $0) != nil })
+        else {
+            events.transferDidUseCache(.bypass, values: nil)
+            return next(request, events)
+        }
+        let key = Self.key(url)
+        let partition = partition(of: request, contextHeaders: contextHeaders, followsRedirects: events.redirectRules.follows)
+        let now = Date()
+        let stored = entry(url: key, partition: partition)
+        if let stored, stored.isFresh(for: requestControl, at: now) {
+            count(.hit)
+            events.transferDidUseCache(.hit, values: stored.derived)
+            CachingTransfer.deliver(stored, now: now, to: events)
+            return AnsweredTransfer()
+        }
+        if requestControl.onlyIfCached {
+            count(.miss)
+            events.transferDidUseCache(.miss, values: nil)
+            events.transferDidReceive(head: ResponseHead(url: url, statusCode: 504, httpVersion: "HTTP/1.1", fields: [("Content-Length", "0")]))
+            events.transferDidComplete(failure: nil)
+            return AnsweredTransfer()
+        }
+        var sent = request
+        var revalidating: CachedResponse?
+        if let stored, stored.hasValidators {
+            if let etag = stored.etag { sent.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+            if let lastModified = stored.lastModified { sent.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+            revalidating = stored
+        }
+        let transfer = CachingTransfer(
+            cache: self, request: request, key: key, partition: partition, revalidating: revalidating, events: events, next: next)
+        if revalidating == nil { transfer.reportMiss() }
+        transfer.begin(sent)
+        return transfer
+    }
+
+    /// Methods that change nothing: their answers invalidate no entry.
+    private static let safeMethods: Set<String> = ["HEAD", "OPTIONS", "TRACE"]
+
+    /// A request with any of these asks the server something of its own: the cache stays out.
+    private static let conditionFields = ["If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range", "Range"]
+
+    /// Whether a response to a GET may be stored (RFC 9111 §3), before its lifetime and
+    /// validators are known.
+    static func isStorable(_ head: ResponseHead, requestURL: URL) -> Bool {
+        guard cacheableStatuses.contains(head.statusCode), head.url == requestURL else { return false }
+        if CacheControl(head.value(forHTTPHeaderField: "Cache-Control")).noStore { return false }
+        if let vary = head.value(forHTTPHeaderField: "Vary"),
+            vary.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*" })
+        {
+            return false
+        }
+        return head.value(forHTTPHeaderField: "Content-Range") == nil
+    }
+
+    /// The statuses RFC 9110 §15.1 calls heuristically cacheable (the only ones stored).
+    private static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
+}
+
+/// A transfer the cache answered itself: nothing to stop.
+private struct AnsweredTransfer: TransferHandle {
+    func cancel() {}
+}
+
+/// The events of one request that went to the network through the cache: passes them on,
+/// keeps a copy of the body to store it, and turns a 304 to a revalidation into the stored
+/// response. A 304 that matches no stored validator drops the entry and asks again without
+/// conditions, once.
+final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
+    private enum Phase {
+        /// Events pass through; the body is kept while it may still be stored.
+        case passing(head: ResponseHead?, kept: Data?)
+        /// A 304 freshened the entry: it answers when the transfer ends.
+        case notModified(CachedResponse)
+        /// A 304 that selected nothing: ask again when the transfer ends.
+        case mismatched
+        case ended
+    }
+
+    private struct State {
+        var phase = Phase.passing(head: nil, kept: nil)
+        var handle: (any TransferHandle)?
+        var cancelled = false
+        var requestTime = Date()
+    }
+
+    private let cache: HTTPCache
+    private let request: URLRequest
+    private let key: String
+    private let partition: String
+    private let revalidating: CachedResponse?
+    private let events: any TransferEvents
+    private let next: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+    private let state = Locked(State())
+
+    init(
+        cache: HTTPCache, request: URLRequest, key: String, partition: String, revalidating: CachedResponse?, events: any TransferEvents,
+        next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+    ) {
+        self.cache = cache
+        self.request = request
+        self.key = key
+        self.partition = partition
+        self.revalidating = revalidating
+        self.events = events
+        self.next = next
+    }
+
+    /// Sends `request` (through the stages below the cache: a coalescer, the engine).
+    func begin(_ request: URLRequest) {
+        state.withLock { $0.requestTime = Date() }
+        let handle = next(request, self)
+        let cancelled = state.withLock { state -> Bool in
+            if !state.cancelled { state.handle = handle }
+            return state.cancelled
+        }
+        if cancelled { handle.cancel() }
+    }
+
+    func reportMiss() {
+        cache.count(.miss)
+        events.transferDidUseCache(.miss, values: nil)
+    }
+
+    /// Delivers `entry` as a whole response to `events`.
+    static func deliver(_ entry: CachedResponse, now: Date, to events: any TransferEvents) {
+        events.transferDidReceive(head: entry.head(age: entry.age(at: now)))
+        if !entry.body.isEmpty { events.transferDidReceive(data: entry.body) }
+        events.transferDidComplete(failure: nil)
+    }
+
+    // MARK: TransferHandle
+
+    func cancel() {
+        let handle = state.withLock { state -> (any TransferHandle)? in
+            state.cancelled = true
+            defer { state.handle = nil }
+            return state.handle
+        }
+        handle?.cancel()
+    }
+
+    // MARK: TransferEvents
+
+    func transferDidReceive(head: ResponseHead) {
+        if let revalidating, head.statusCode == 304 {
+            guard revalidating.isSelected(by: head) else {
+                state.withLock { $0.phase = .mismatched }
+                cache.forget(url: key, partition: partition)
+                return
+            }
+            let requestTime = state.withLock { $0.requestTime }
+            let freshened = revalidating.updated(
+                with: head, requestTime: requestTime, responseTime: Date(), maximumFreshness: cache.configuration.maximumFreshness)
+            state.withLock { $0.phase = .notModified(freshened) }
+            return
+        }
+        if revalidating != nil {
+            // A new answer replaces the entry (or, not storable, leaves none behind).
+            if state.withLock({ state -> Bool in
+                if case .passing(nil, _) = state.phase { return true }
+                return false
+            }) {
+                reportMiss()
+            }
+        }
+        let storable = HTTPCache.isStorable(head, requestURL: request.url ?? head.url)
+        state.withLock { $0.phase = .passing(head: head, kept: storable ? Data() : nil) }
+        events.transferDidReceive(head: head)
+    }
+
+    func transferDidReceive(data: Data) {
+        let passes = state.withLock { state -> Bool in
+            guard case let .passing(head, kept) = state.phase else { return false }
+            if var kept {
+                state.phase = .passing(head: head, kept: nil)
+                if kept.count + data.count <= cache.configuration.maximumEntryBytes {
+                    kept.append(data)
+                    state.phase = .passing(head: head, kept: kept)
+                }
+            }
+            return true
+        }
+        if passes { events.transferDidReceive(data: data) }
+    }
+
+    func transferDidSend(sent: Int64, expected: Int64?) {
+        events.transferDidSend(sent: sent, expected: expected)
+    }
+
+    func transferDidComplete(failure: TransferFailure?) {
+        let (phase, cancelled) = state.withLock { state -> (Phase, Bool) in
+            defer {
+                state.phase = .ended
+                state.handle = nil
+            }
+            return (state.phase, state.cancelled)
+        }
+        switch phase {
+        case let .passing(head, kept):
+            if failure == nil, let head, let kept, let entry = makeEntry(head: head, body: kept) {
+                cache.store(entry)
+                events.transferDidUseCache(.miss, values: entry.derived)
+            }
+            events.transferDidComplete(failure: failure)
+        case let .notModified(entry):
+            guard failure == nil else {
+                events.transferDidComplete(failure: failure)
+                return
+            }
+            cache.store(entry)
+            cache.count(.revalidated)
+            events.transferDidUseCache(.revalidated, values: entry.derived)
+            Self.deliver(entry, now: Date(), to: events)
+        case .mismatched:
+            guard failure == nil, !cancelled else {
+                events.transferDidComplete(failure: failure ?? .cancelled)
+                return
+            }
+            let again = CachingTransfer(cache: cache, request: request, key: key, partition: partition, revalidating: nil, events: events, next: next)
+            again.reportMiss()
+            state.withLock { $0.phase = .ended }
+            again.begin(request)
+            let stop = state.withLock { state -> Bool in
+                if !state.cancelled { state.handle = again }
+                return state.cancelled
+            }
+            if stop { again.cancel() }
+        case .ended:
+            events.transferDidComplete(failure: failure)
+        }
+    }
+
+    var bodyGoesToFile: Bool { events.bodyGoesToFile }
+    var redirectRules: RedirectRules { events.redirectRules }
+    var completesInPlace: Bool { events.completesInPlace }
+
+    func transferWillShare() {
+        events.transferWillShare()
+    }
+
+    /// The entry a whole answer makes, when it is worth keeping: a lifetime or a validator.
+    private func makeEntry(head: ResponseHead, body: Data) -> CachedResponse? {
+        let requestTime = state.withLock { $0.requestTime }
+        let fields = head.headerFields.map { CachedResponse.Field(name: $0.key, value: $0.value) }
+        let entry = CachedResponse(
+            url: key, partition: partition, status: head.statusCode, httpVersion: "HTTP/1.1", fields: fields, body: body,
+            requestTime: requestTime, responseTime: Date(), maximumFreshness: cache.configuration.maximumFreshness)
+        guard entry.freshnessLifetime > 0 || entry.hasValidators, !entry.control.noStore else { return nil }
+        return entry
+    }
+}
+
+/// The events of an unsafe request (PUT, POST, DELETE, PATCH…): a 2xx or 3xx answer removes
+/// the entries of its URL, and of its `Location` and `Content-Location` on the same origin.
+private final class InvalidatingEvents: TransferEvents, Sendable {
+    private let cache: HTTPCache
+    private let requestURL: URL
+    private let events: any TransferEvents
+
+    init(cache: HTTPCache, requestURL: URL, events: any TransferEvents) {
+        self.cache = cache
+        self.requestURL = requestURL
+        self.events = events
+    }
+
+    func transferDidReceive(head: ResponseHead) {
+        if (200..<400).contains(head.statusCode) {
+            cache.invalidate(HTTPCache.key(requestURL))
+            for name in ["Location", "Content-Location"] {
+                guard let value = head.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: requestURL)?.absoluteURL,
+                    target.scheme?.lowercased() == requestURL.scheme?.lowercased(), target.host?.lowercased() == requestURL.host?.lowercased(),
+                    target.port == requestURL.port
+                else { continue }
+                cache.invalidate(HTTPCache.key(target))
+            }
+        }
+        events.transferDidReceive(head: head)
+    }
+
+    func transferDidReceive(data: Data) { events.transferDidReceive(data: data) }
+    func transferDidSend(sent: Int64, expected: Int64?) { events.transferDidSend(sent: sent, expected: expected) }
+    func transferDidComplete(failure: TransferFailure?) { events.transferDidComplete(failure: failure) }
+    var bodyGoesToFile: Bool { events.bodyGoesToFile }
+    var redirectRules: RedirectRules { events.redirectRules }
+    var completesInPlace: Bool { events.completesInPlace }
+    func transferWillShare() { events.transferWillShare() }
+}

@@ -1,0 +1,247 @@
+import Crypto
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A private HTTP cache (RFC 9111) as a stage of the chain: fresh responses answer without a
+/// request, stale ones are revalidated with `If-None-Match` / `If-Modified-Since`, and a 304
+/// becomes the stored response.
+///
+/// What it stores: the answer to a GET without a body that arrived whole, with a status RFC 9110
+/// calls cacheable, not marked `no-store`, not `Vary: *`, not partial, not after a redirect,
+/// no larger than `Configuration.maximumEntryBytes`, and worth keeping — an explicit lifetime
+/// (`max-age`, `Expires`) or a validator (`ETag`, `Last-Modified`). Nothing is fresh by
+/// heuristics: without a lifetime, an entry is revalidated every time. `s-maxage` and
+/// `public`/`private` are for shared caches and do not matter here.
+///
+/// Keys: the URL and a digest of every request header field except trace context, request
+/// IDs and the cache's own directives. Two requests with different tokens, cookies or any other
+/// field never share an entry; no token is kept in a key or written to disk.
+///
+/// What it honours: a request's `no-store` (bypass), `no-cache` and `max-age=0` (revalidate),
+/// `max-age`, `min-fresh`, `max-stale`, `only-if-cached` (a 504 when nothing fits); a
+/// response's `no-store`, `no-cache`, `max-age` (capped at `maximumFreshness`), `Expires`,
+/// `must-revalidate`, `Age` and `Date`. A request that brings conditions or a `Range` of its own
+/// goes past the cache untouched. A PUT, POST, DELETE or PATCH answered with a 2xx or 3xx
+/// removes the entries of its URL, and of its `Location` and `Content-Location` on the same
+/// origin (RFC 9111 §4.4).
+///
+/// The entries live in memory within `maximumMemoryBytes` (least recently used first out)
+/// and, when the configuration names a folder, on disk too (`maximumDiskBytes`), where they
+/// survive a restart. An API scope takes one with `APIScope.Configuration.cache`; give each
+/// scope its own.
+///
+/// ```swift
+/// let cache = try HTTPCache(configuration: .init(directory: cacheFolder))
+/// let issues = DTO.get(url).use(cache)
+/// ```
+public final class HTTPCache: NetworkMiddleware, Sendable {
+    /// Where and how much the cache keeps.
+    public struct Configuration: Sendable, Equatable {
+        /// Bytes of entries kept in memory (default 32 MiB).
+        public var maximumMemoryBytes: Int
+        /// The largest body stored (default 4 MiB); larger answers pass through unstored.
+        public var maximumEntryBytes: Int
+        /// The folder entries are also written to (made with mode 0700 if missing), or nil to
+        /// keep them in memory only (the default).
+        public var directory: URL?
+        /// Bytes of entries kept in `directory` (default 256 MiB).
+        public var maximumDiskBytes: Int
+        /// The longest a response stays fresh, whatever its `max-age` or `Expires` say
+        /// (default one day).
+        public var maximumFreshness: TimeInterval
+        /// Header fields, lower case, left out of the key (default: trace context and request
+        /// IDs, as `RequestCoalescer` leaves them out).
+        public var ignoredHeaders: Set<String>
+
+        /// A configuration; every part has a default.
+        public init(
+            maximumMemoryBytes: Int = 32 << 20, maximumEntryBytes: Int = 4 << 20, directory: URL? = nil,
+            maximumDiskBytes: Int = 256 << 20, maximumFreshness: TimeInterval = 86_400,
+            ignoredHeaders: Set<String> = RequestCoalescer.Configuration.standardIgnoredHeaders
+        ) {
+            self.maximumMemoryBytes = max(0, maximumMemoryBytes)
+            self.maximumEntryBytes = max(0, maximumEntryBytes)
+            self.directory = directory
+            self.maximumDiskBytes = max(0, maximumDiskBytes)
+            self.maximumFreshness = max(0, maximumFreshness)
+            self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+        }
+    }
+
+    /// How the cache took part in one request.
+    public enum Outcome: String, Sendable {
+        /// A fresh entry answered; nothing was sent.
+        case hit
+        /// A stale entry was revalidated: the server answered 304 and the entry answered.
+        case revalidated
+        /// The network answered (nothing stored fitted, or the server sent a new answer).
+        case miss
+        /// The request is not one the cache takes part in (a body, a `Range`, conditions of
+        /// its own, `no-store`, a file download).
+        case bypass
+    }
+
+    /// What the cache did so far.
+    public struct Statistics: Sendable, Equatable {
+        /// Requests answered by a fresh entry.
+        public var hits = 0
+        /// Requests answered by an entry a 304 freshened.
+        public var revalidations = 0
+        /// Requests the network answered.
+        public var misses = 0
+        /// Responses stored.
+        public var stores = 0
+        /// Entries removed because an unsafe request changed their URL.
+        public var invalidations = 0
+        /// Entries evicted from memory to stay within its bound.
+        public var evictions = 0
+        /// Writes to the folder that failed (it is full or read-only); the memory cache goes on.
+        public var diskWriteFailures = 0
+    }
+
+    private struct State {
+        var memory: MemoryCacheStore
+        var statistics = Statistics()
+    }
+
+    /// The cache's settings.
+    public let configuration: Configuration
+    private let state: Locked<State>
+    private let disk: DiskCacheStore?
+
+    /// A cache; throws when `configuration.directory` cannot be used safely: it cannot be made,
+    /// is not a folder, belongs to another user or others may write to it.
+    public init(configuration: Configuration = Configuration()) throws(HTTPCacheError) {
+        self.configuration = configuration
+        let state = Locked(State(memory: MemoryCacheStore(maximumBytes: configuration.maximumMemoryBytes)))
+        self.state = state
+        if let directory = configuration.directory {
+            disk = try DiskCacheStore(
+                directory: directory, maximumBytes: configuration.maximumDiskBytes,
+                maximumFreshness: configuration.maximumFreshness
+            ) { _ in
+                state.withLock { $0.statistics.diskWriteFailures += 1 }
+            }
+        } else {
+            disk = nil
+        }
+    }
+
+    /// What the cache did so far.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Entries in memory, and the bytes they hold.
+    public var memoryUsage: (entries: Int, bytes: Int) { state.withLock { ($0.memory.count, $0.memory.bytes) } }
+
+    /// Entries in the folder, and the bytes their files hold (0 without a folder).
+    public var diskUsage: (entries: Int, bytes: Int) { disk.map { ($0.count, $0.bytes) } ?? (0, 0) }
+
+    /// Forgets every entry, in memory and on disk.
+    public func removeAll() {
+        state.withLock { $0.memory.removeAll() }
+        disk?.removeAll()
+    }
+
+    /// Removes the entries of `url`, whatever the request headers they were stored for.
+    public func remove(_ url: URL) {
+        invalidate(Self.key(url))
+    }
+
+    /// Returns once every write to the folder asked for so far is done (for tests and an
+    /// orderly shutdown).
+    public func flush() {
+        disk?.flush()
+    }
+
+    // MARK: Lookups
+
+    /// The stored entry for `url` and `partition`: from memory, else from the folder (then
+    /// kept in memory too).
+    func entry(url: String, partition: String) -> CachedResponse? {
+        let key = MemoryCacheStore.key(url: url, partition: partition)
+        if let found = state.withLock({ $0.memory.entry(for: key) }) { return found }
+        guard let read = disk?.entry(url: url, partition: partition) else { return nil }
+        state.withLock { state in
+            state.statistics.evictions += state.memory.store(read).count
+        }
+        return read
+    }
+
+    /// Keeps `entry` in memory and on disk.
+    func store(_ entry: CachedResponse) {
+        state.withLock { state in
+            state.statistics.stores += 1
+            state.statistics.evictions += state.memory.store(entry).count
+        }
+        disk?.store(entry)
+    }
+
+    /// Forgets the entry of `url` and `partition` (a 304 that matched no stored validator).
+    func forget(url: String, partition: String) {
+        _ = state.withLock { $0.memory.remove(MemoryCacheStore.key(url: url, partition: partition)) }
+        disk?.remove(url: url, partition: partition)
+    }
+
+    /// Forgets every entry of `url` (an unsafe request changed it).
+    func invalidate(_ url: String) {
+        state.withLock { state in
+            state.statistics.invalidations += state.memory.removeAll(url: url)
+        }
+        disk?.removeAll(url: url)
+    }
+
+    func count(_ outcome: Outcome) {
+        state.withLock { state in
+            switch outcome {
+            case .hit: state.statistics.hits += 1
+            case .revalidated: state.statistics.revalidations += 1
+            case .miss: state.statistics.misses += 1
+            case .bypass: break
+            }
+        }
+    }
+
+    // MARK: Keys
+
+    /// The URL as a key: without its fragment.
+    static func key(_ url: URL) -> String {
+        let text = url.absoluteString
+        guard let hash = text.firstIndex(of: "#") else { return text }
+        return String(text[..<hash])
+    }
+
+    /// The digest of `request`'s header fields that may change its answer: all of them but the
+    /// ignored ones, `contextHeaders`, the cache's own directives and conditions.
+    func partition(of request: URLRequest, contextHeaders: Set<String>, followsRedirects: Bool) -> String {
+        var fields: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] {
+            let lowered = name.lowercased()
+            if configuration.ignoredHeaders.contains(lowered) || contextHeaders.contains(lowered) || Self.directiveFields.contains(lowered) {
+                continue
+            }
+            fields.append(lowered + ":" + value)
+        }
+        fields.sort()
+        fields.append(followsRedirects ? "redirects:follow" : "redirects:stop")
+        return SHA256.hash(data: Data(fields.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Fields that steer the cache rather than ask for another answer.
+    private static let directiveFields: Set<String> = ["cache-control", "pragma"]
+}
+
+/// Why an `HTTPCache` could not be made.
+public enum HTTPCacheError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The configured folder cannot hold the cache safely.
+    case unusableDirectory(path: String, reason: String)
+
+    /// The reason, naming the folder.
+    public var description: String {
+        switch self {
+        case let .unusableDirectory(path, reason): "the HTTP cache folder \(path) cannot be used: \(reason)"
+        }
+    }
+}
