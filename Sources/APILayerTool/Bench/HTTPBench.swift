@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import NetOps
 import NetOpsNIO
+import Templater
 import Validator
 
 /// `apilayer bench http`: what the HTTP-semantics stages save or hold, each against the same
@@ -11,7 +12,7 @@ import Validator
 struct HTTPBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "http",
-        abstract: "Coalescing and rate limits: requests sent with the stage vs without it, same load."
+        abstract: "Caching, coalescing and rate limits: each stage against the same load without it."
     )
 
     @Option(help: "Identical GETs started together for the coalescing figure.")
@@ -25,6 +26,9 @@ struct HTTPBench: AsyncParsableCommand {
 
     @Option(help: "The rate limit's budget, calls per second.")
     var budget = 50
+
+    @Option(help: "Sequential calls per round of the cache figures.")
+    var cacheCalls = 2000
 
     @Option(help: "The engine: nio or urlsession.")
     var engine = "nio"
@@ -51,6 +55,47 @@ struct HTTPBench: AsyncParsableCommand {
         var validation: ValidationPolicy { .custom { _ in [] } }
     }
 
+    /// `GET /cacheable/{key}`: a page of issues, validated against the bench's template.
+    enum Cacheable: String, APIMethod {
+        case cacheable
+        var path: String { "cacheable/{key}" }
+        var httpMethod: HTTPMethod { .get }
+        var encoding: RequestEncoding { .query }
+        var defaultParameters: Parameters { [:] }
+    }
+
+    /// The page `Cacheable` answers, mapped whole.
+    struct IssuePage: Decodable, Sendable {
+        struct Issue: Decodable, Sendable {
+            struct Label: Decodable, Sendable {
+                let name: String
+                let color: String
+            }
+            struct User: Decodable, Sendable {
+                let login: String
+                let id: Int
+            }
+            let id: Int
+            let number: Int
+            let title: String
+            let state: String
+            let labels: [Label]
+            let user: User
+            let comments: Int
+        }
+        let key: String
+        let version: Int
+        let items: [Issue]
+    }
+
+    /// `Cacheable`'s template: every field of an issue typed, a rule on the counts.
+    static let issuePageTemplate = #"""
+        {"key": "k", "version": 1, "version-Rules": {"minimum": 1},
+         "items": [{"id": 1, "id-Rules": {"minimum": 1}, "number": 1000, "title": "t", "state": "open",
+                    "labels": [{"name": "bug", "color": "d73a4a"}], "user": {"login": "octocat", "id": 1}, "comments": 0,
+                    "comments-Rules": {"minimum": 0}}]}
+        """#
+
     /// Any JSON object: the figures count requests, not what they bring.
     struct Answer: Decodable, Sendable {}
 
@@ -69,12 +114,24 @@ struct HTTPBench: AsyncParsableCommand {
         let coalesced = try await coalescingRound(server: server, logger: logger, coalescing: true)
         let separate = try await coalescingRound(server: server, logger: logger, coalescing: false)
 
+        let templates = try Self.benchTemplates()
+        defer { try? FileManager.default.removeItem(at: templates.directory) }
+        let network = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 600], cached: false)
+        let fresh = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 600], cached: true)
+        let full = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 0, "etag": 1], cached: false)
+        let revalidated = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 0, "etag": 1], cached: true)
+
         let limited = try await rateLimitRound(server: server, logger: logger, clientBudget: true)
         let unlimited = try await rateLimitRound(server: server, logger: logger, clientBudget: false)
 
         let report = BenchReport(
             suite: "http",
             figures: [
+                BenchFigure(
+                    name: "cache-fresh-hit-vs-network", value: fresh.microseconds, baseline: network.microseconds, unit: "µs/call", target: "≤ 0.05"),
+                BenchFigure(
+                    name: "cache-revalidated-cpu", value: revalidated.cpuMicroseconds, baseline: full.cpuMicroseconds, unit: "µs CPU/call",
+                    target: "≤ 0.3"),
                 BenchFigure(name: "coalesced-requests", value: Double(coalesced), baseline: Double(separate), unit: "requests", target: "= 1"),
                 BenchFigure(
                     name: "rate-limit-overshoot", value: Double(limited.refused), baseline: Double(unlimited.refused), unit: "requests",
@@ -85,12 +142,49 @@ struct HTTPBench: AsyncParsableCommand {
             ],
             notes: [
                 "engine \(engine); DemoServer in a child process",
+                "cache-fresh-hit-vs-network: mean time of \(cacheCalls) sequential awaited calls of a 30-issue page (validated against a template, mapped) "
+                    + "answered by a fresh entry of the scope's HTTPCache; baseline: the same calls without a cache, each a network request",
+                "cache-revalidated-cpu: CPU (user + system, this process) per call when every call is revalidated and answered 304, the model "
+                    + "reused; baseline: the same calls without a cache, each a 200 parsed, validated and mapped",
                 "coalesced-requests: requests the server received for \(calls) identical GETs started together (0.05 s answer); baseline: the same without coalescing",
                 "rate-limit-overshoot: requests the server refused over its budget of \(budget)/s, for \(Int(seconds)) s of \(Int(demand)) calls/s, "
                     + "with the scope's budget (\(budget)/s, burst 1); baseline: the server's limits only (its 429s and budget headers honoured)",
                 "rate-limit-replayed: calls that completed with 200, of those started, with the scope's budget",
             ])
         report.print(json: json)
+    }
+
+    /// A template folder holding `Cacheable`'s template.
+    private static func benchTemplates() throws -> TemplateStore {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(issuePageTemplate.utf8).write(to: folder.appendingPathComponent("cacheable.json"))
+        return TemplateStore(directory: folder)
+    }
+
+    /// `cacheCalls` sequential calls of one 30-issue page (after 50 to warm up); mean wall and
+    /// CPU time per call.
+    private func cacheRound(
+        server: ServerProcess, logger: Logger, templates: TemplateStore, query: Parameters, cached: Bool
+    ) async throws -> (microseconds: Double, cpuMicroseconds: Double) {
+        var configuration = APIScope.Configuration(baseURL: server.baseURL, templates: templates, session: session(), logger: logger)
+        if cached { configuration.cache = try HTTPCache() }
+        let scope = APIScope(name: "bench-cache", configuration: configuration)
+        var properties = query
+        properties["key"] = UUID().uuidString
+        properties["items"] = 30
+        let call = { [properties] in
+            try await APIManager.withDefaultAPI(scope) { try await APIManager.call(Cacheable.cacheable, properties: properties, as: IssuePage.self) }
+        }
+        for _ in 0..<50 { _ = try await call() }
+        let clock = ContinuousClock()
+        let cpuBefore = ProcessMetrics.cpuSeconds()
+        let started = clock.now
+        for _ in 0..<cacheCalls { _ = try await call() }
+        let elapsed = started.duration(to: clock.now)
+        let cpu = ProcessMetrics.cpuSeconds() - cpuBefore
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds / Double(cacheCalls) * 1e6, cpu / Double(cacheCalls) * 1e6)
     }
 
     private func session() -> NetworkSession {

@@ -8,15 +8,24 @@ extension DemoRoutes {
     /// JSON (default: a short object; at most 16 MiB), the body sent in 64 KiB chunks P seconds
     /// apart (default 0, at most 1).
     ///
-    /// `GET /counted-stats/{key}` answers `{"served": total}`.
+    /// `GET /counted-stats/{key}` answers `{"served": total, "maxInFlight": most}`: `most` is
+    /// the largest number of the key's requests the server held at once (before their answer).
     static func addCountedRoutes(to router: Router<BasicRequestContext>) {
-        let counts = NIOLockedValueBox<[String: Int]>([:])
+        struct Count {
+            var served = 0
+            var inFlight = 0
+            var maxInFlight = 0
+        }
+        let counts = NIOLockedValueBox<[String: Count]>([:])
         let answer: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
             let key = try context.parameters.require("key")
             let served = counts.withLockedValue { counts -> Int in
-                counts[key, default: 0] += 1
-                return counts[key]!
+                counts[key, default: Count()].served += 1
+                counts[key]!.inFlight += 1
+                counts[key]!.maxInFlight = max(counts[key]!.maxInFlight, counts[key]!.inFlight)
+                return counts[key]!.served
             }
+            defer { counts.withLockedValue { $0[key]?.inFlight -= 1 } }
             let query = request.uri.queryParameters
             let delay = min(max(query.get("delay", as: Double.self) ?? 0, 0), 60)
             if delay > 0 { try await Task.sleep(for: .seconds(delay)) }
@@ -47,7 +56,8 @@ extension DemoRoutes {
         router.post("counted/{key}", use: answer)
         router.get("counted-stats/{key}") { _, context in
             let key = try context.parameters.require("key")
-            return json(#"{"served":\#(counts.withLockedValue { $0[key] ?? 0 })}"#)
+            let count = counts.withLockedValue { $0[key] ?? Count() }
+            return json(#"{"served":\#(count.served),"maxInFlight":\#(count.maxInFlight)}"#)
         }
     }
 }

@@ -44,6 +44,12 @@ public protocol NetworkMiddleware: Sendable {
     /// Called once the operation is parked in `lot` (after a stage decided `.park`, or a caller
     /// called `BaseOperation.postpone(_:)`); `lot.take(operation)` tells whether it still is.
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot)
+
+    /// Called when a run of the operation is over, whatever ended it: its request was answered
+    /// or failed (after `judge`), or it was stopped by a cancel, a suspension, a park or a
+    /// deadline. What a stage holds for a request in flight (a slot of a concurrency limit)
+    /// is given back here.
+    func operationDidStopRunning(_ operation: BaseOperation)
 }
 
 extension NetworkMiddleware {
@@ -55,6 +61,8 @@ extension NetworkMiddleware {
     public func operationWillStart(_ operation: BaseOperation) {}
     /// Does nothing.
     public func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {}
+    /// Does nothing.
+    public func operationDidStopRunning(_ operation: BaseOperation) {}
 }
 
 /// What a stage's `prepare` says about the request it saw.

@@ -20,6 +20,10 @@ import FoundationNetworking
 /// - **A budget of its own** (`requestsPerInterval`, off by default): a token bucket of
 ///   `burst` tokens refilled at `requestsPerInterval` per `interval`; a call that finds it empty
 ///   parks until a token is there. Calls never overtake the ones parked before them.
+/// - **A concurrency limit** (`maximumConcurrentRequests`, off by default): at most that many
+///   requests of the limiter in flight at once; a call that finds them taken parks, and each
+///   request that ends (answered, failed, cancelled, suspended, parked elsewhere) hands its slot
+///   to the first call parked.
 /// - **`Idempotency-Key`** (`sendsIdempotencyKeys`, off by default): each POST gets a key, the
 ///   same on every retry and replay of that operation (Stripe's convention).
 public final class RateLimiter: NetworkMiddleware, Sendable {
@@ -37,12 +41,15 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         public var maximumWait: TimeInterval
         /// Whether each POST carries an `Idempotency-Key`, kept across its retries (default false).
         public var sendsIdempotencyKeys: Bool
+        /// Requests allowed in flight at once (nil, the default: no limit).
+        public var maximumConcurrentRequests: Int?
 
         /// A configuration; by default only the server's limits are honoured.
         public init(
             requestsPerInterval: Int? = nil, interval: TimeInterval = 1, burst: Int? = nil, honoursServerLimits: Bool = true,
-            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false
+            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false, maximumConcurrentRequests: Int? = nil
         ) {
+            self.maximumConcurrentRequests = maximumConcurrentRequests.map { max(1, $0) }
             self.requestsPerInterval = requestsPerInterval.map { max(1, $0) }
             self.interval = max(0.001, interval)
             self.burst = burst.map { max(1, $0) }
@@ -77,6 +84,12 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         var refilled: DispatchTime
         /// When the parked calls are replayed next, if a replay is scheduled.
         var replayAt: DispatchTime?
+        /// The operations holding a slot of the concurrency limit.
+        var holders: Set<ObjectIdentifier> = []
+        /// Slots freed and kept for the first call parked for one, until it is taken from the lot.
+        var reserved = 0
+        /// The calls parked for a slot (not for the budget or a server's wait).
+        var slotWaiters: Set<ObjectIdentifier> = []
     }
 
     /// The limiter's settings.
@@ -94,6 +107,9 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         state = Locked(State(tokens: Double(configuration.burst ?? configuration.requestsPerInterval ?? 0), refilled: .now()))
     }
 
+    /// Requests of the limiter in flight now (holding a slot of `maximumConcurrentRequests`).
+    public var requestsInFlight: Int { state.withLock { $0.holders.count } }
+
     /// Seconds until calls may go again after a server's wait; 0 when none is in force.
     public var secondsBlocked: Double {
         let now = DispatchTime.now()
@@ -107,17 +123,35 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
         if configuration.sendsIdempotencyKeys { addIdempotencyKey(to: &request, of: context.operation) }
         let now = DispatchTime.now()
-        let queued = !parkingLot.isEmpty
+        let parked = parkingLot.count
+        let holder = ObjectIdentifier(context.operation)
         let replay = state.withLock { state -> DispatchTime?? in
             refill(&state, now: now)
             if let until = state.blockedUntil, now < until { return .some(schedule(&state, at: until)) }
             state.blockedUntil = nil
-            guard configuration.requestsPerInterval != nil else { return queued ? .some(schedule(&state, at: now)) : .none }
-            if !queued, state.tokens >= 1 {
+            let waitsForSlot = state.slotWaiters.contains(holder)
+            // Calls parked for the budget or a server's wait go first; those parked for a slot
+            // wait for their slot only.
+            let queued = parked > state.slotWaiters.count && !waitsForSlot
+            var spent = false
+            if configuration.requestsPerInterval != nil {
+                guard !queued, state.tokens >= 1 else { return .some(schedule(&state, at: now + secondsUntilToken(state))) }
                 state.tokens -= 1
+                spent = true
+            } else if queued {
+                return .some(schedule(&state, at: now))
+            }
+            guard let limit = configuration.maximumConcurrentRequests, !state.holders.contains(holder) else { return .none }
+            // A slot, unless they are taken or calls parked before this one wait for one: then
+            // it parks until a slot is handed to it (the budget's token given back).
+            if state.holders.count + state.reserved < limit, state.slotWaiters.isEmpty || waitsForSlot {
+                state.holders.insert(holder)
+                state.slotWaiters.remove(holder)
                 return .none
             }
-            return .some(schedule(&state, at: now + secondsUntilToken(state)))
+            if spent { state.tokens += 1 }
+            state.slotWaiters.insert(holder)
+            return .some(nil)
         }
         guard let replay else { return .proceed }
         if let replay { scheduleReplay(at: replay) }
@@ -127,6 +161,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// Reads the server's limits from the answer: a wait for every later call, and a park of
     /// this one when it was refused for the rate (replayed once the wait is over).
     public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        if configuration.maximumConcurrentRequests != nil { release(context.operation) }
         guard configuration.honoursServerLimits, let status = outcome.statusCode else { return }
         var wait: Wait?
         var parksThis = false
@@ -147,6 +182,58 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         if let replay { scheduleReplay(at: replay) }
         onWait?(wait)
         if parksThis { verdict = .park(in: parkingLot) }
+    }
+
+    /// A call parked (here or by another stage): its slot goes to the first call parked here;
+    /// a call parked here while a slot was free takes it.
+    public func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        guard let limit = configuration.maximumConcurrentRequests else { return }
+        release(operation)
+        guard lot === parkingLot else { return }
+        // A slot freed between its `prepare` and its arrival in the lot.
+        let reserved = state.withLock { state -> Bool in
+            guard state.slotWaiters.contains(ObjectIdentifier(operation)), state.holders.count + state.reserved < limit else { return false }
+            state.reserved += 1
+            return true
+        }
+        if reserved { handOver() }
+    }
+
+    /// A run of a call ended (its request answered or stopped): its slot goes on.
+    public func operationDidStopRunning(_ operation: BaseOperation) {
+        if configuration.maximumConcurrentRequests != nil { release(operation) }
+    }
+
+    // MARK: The concurrency limit
+
+    /// Frees `operation`'s slot, if it holds one; kept for the first call parked for one, if any.
+    private func release(_ operation: BaseOperation) {
+        let handsOver = state.withLock { state -> Bool in
+            guard state.holders.remove(ObjectIdentifier(operation)) != nil, !state.slotWaiters.isEmpty else { return false }
+            state.reserved += 1
+            return true
+        }
+        if handsOver { handOver() }
+    }
+
+    /// Gives a reserved slot to the first call parked here for one and replays it; with none
+    /// parked any more (they were cancelled), the slot is free again.
+    private func handOver() {
+        let waiters = state.withLock { $0.slotWaiters }
+        let next = parkingLot.takeFirst { waiters.contains(ObjectIdentifier($0)) }
+        state.withLock { state in
+            state.reserved -= 1
+            if let next {
+                let id = ObjectIdentifier(next)
+                state.holders.insert(id)
+                state.slotWaiters.remove(id)
+            } else {
+                // Nobody parked waits for a slot: the rest were cancelled while parked.
+                state.slotWaiters.subtract(waiters)
+            }
+        }
+        guard let next else { return }
+        CompletionQueue.async { next.replay(on: nil, update: nil) }
     }
 
     // MARK: The budget

@@ -58,6 +58,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var parkedIn: (lot: ParkingLot, chain: [any NetworkMiddleware])?
         /// The lot the operation just left.
         var unparkedFrom: ParkingLot?
+        /// A run ended: the stages of this chain hear of it (`operationDidStopRunning`).
+        var runStopped: [any NetworkMiddleware]?
         /// Partial files let go of, to close and delete outside the lock.
         var cleanups: [SinkCleanup] = []
         /// Where the state, progress and completion closures run (`callbackQueue`), read in the
@@ -360,6 +362,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         storage.history.workedSeconds += Self.seconds(since: run.startedAt)
         if let session = sessionInEffectLocked { effects.disarm = (session.deadlines, run.number &+ 1) }
         if stopping, let handle = run.handle { effects.stopHandle = handle }
+        if let chain = storage.frozen?.chain { effects.runStopped = chain }
     }
 
     /// Bookkeeping when the operation reaches a final state. Call with the lock held.
@@ -392,6 +395,9 @@ open class BaseOperation: Operation, @unchecked Sendable {
         // Listed before its transfer starts, so owners find it from then on.
         if effects.track { listForOwners() }
         if let lot = effects.unparkedFrom { lot.remove(self) }
+        if let chain = effects.runStopped {
+            for stage in chain { stage.operationDidStopRunning(self) }
+        }
         if let parked = effects.parkedIn {
             parked.lot.add(self)
             for stage in parked.chain { stage.operationDidPark(self, in: parked.lot) }

@@ -29,6 +29,9 @@ public final class ParkingLot: Sendable {
     /// An empty lot.
     public init() {}
 
+    /// How many operations are parked here.
+    public var count: Int { parked.withLock { $0.entries.count } }
+
     /// Whether no operation is parked here.
     public var isEmpty: Bool { parked.withLock { $0.entries.isEmpty } }
 
@@ -50,6 +53,17 @@ public final class ParkingLot: Sendable {
     /// Takes `operation` out of the lot; true when it was there (exactly one caller wins).
     public func take(_ operation: BaseOperation) -> Bool {
         parked.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(operation)) != nil }
+    }
+
+    /// Removes and returns the operation parked first of those `matching`, if any.
+    public func takeFirst(where matching: (BaseOperation) -> Bool = { _ in true }) -> BaseOperation? {
+        parked.withLock { parked in
+            guard let first = parked.entries.filter({ matching($0.value.operation) }).min(by: { $0.value.order < $1.value.order }) else {
+                return nil
+            }
+            parked.entries[first.key] = nil
+            return first.value.operation
+        }
     }
 
     /// Removes and returns every parked operation, first parked first.

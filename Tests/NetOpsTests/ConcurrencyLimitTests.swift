@@ -1,0 +1,118 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NetOps
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A rate limiter's concurrency limit: never more requests in flight than allowed, the calls over
+/// it parked and handed a slot in the order they came, and every way a request ends — answered,
+/// cancelled, suspended, parked elsewhere — gives its slot back.
+@Suite(.timeLimit(.minutes(2)))
+struct ConcurrencyLimitTests {
+    struct Stats: Decodable {
+        let served: Int
+        let maxInFlight: Int
+    }
+
+    struct Answer: Decodable {
+        let served: Int
+    }
+
+    static func stats(_ key: String) async throws -> Stats {
+        let operation = DTO.get(try await TestServer.url("counted-stats/\(key)"))
+        try await operation.run()
+        return try JSONDecoder().decode(Stats.self, from: operation.receivedData)
+    }
+
+    @Test(arguments: TestEngine.allCases) func neverMoreInFlightThanTheLimit(_ engine: TestEngine) async throws {
+        let limiter = RateLimiter(configuration: .init(maximumConcurrentRequests: 3))
+        let key = UUID().uuidString
+        let url = try await TestServer.url("counted/\(key)?delay=0.3")
+        let operations = (0..<12).map { _ in DTO.get(url).use(limiter).on(engine) }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .successFinished })
+        let stats = try await Self.stats(key)
+        #expect(stats.served == 12)
+        #expect(stats.maxInFlight == 3)
+        #expect(limiter.requestsInFlight == 0)
+        #expect(limiter.parkingLot.isEmpty)
+    }
+
+    @Test func slotsAreHandedOnInTheOrderTheCallsCame() async throws {
+        let limiter = RateLimiter(configuration: .init(maximumConcurrentRequests: 1))
+        let key = UUID().uuidString
+        let url = try await TestServer.url("counted/\(key)?delay=0.05")
+        var operations: [DataTaskOperation] = []
+        for _ in 0..<6 {
+            let operation = DTO.get(url).use(limiter).on(.nio)
+            operation.start()
+            operations.append(operation)
+            // Each parked (or sent) before the next comes.
+            let count = operations.count
+            #expect(await eventually { limiter.requestsInFlight + limiter.parkingLot.count == count })
+        }
+        for operation in operations { await operation.finished() }
+        let served = try operations.map { try JSONDecoder().decode(Answer.self, from: $0.receivedData).served }
+        #expect(served == Array(1...6))
+    }
+
+    @Test(arguments: TestEngine.allCases) func cancellingAHolderOrAWaiterFreesItsPlace(_ engine: TestEngine) async throws {
+        let limiter = RateLimiter(configuration: .init(maximumConcurrentRequests: 1))
+        let key = UUID().uuidString
+        let slow = DTO.get(try await TestServer.url("counted/\(key)?delay=30")).use(limiter).on(engine)
+        slow.start()
+        #expect(await eventually { limiter.requestsInFlight == 1 })
+        let url = try await TestServer.url("counted/\(key)")
+        let cancelledWhileParked = DTO.get(url).use(limiter).on(engine)
+        let waiter = DTO.get(url).use(limiter).on(engine)
+        cancelledWhileParked.start()
+        waiter.start()
+        #expect(await eventually { limiter.parkingLot.count == 2 })
+        cancelledWhileParked.cancel()
+        slow.cancel()
+        await waiter.finished()
+        await slow.finished()
+        await cancelledWhileParked.finished()
+        #expect(waiter.state == .successFinished)
+        #expect(slow.state == .cancelled && cancelledWhileParked.state == .cancelled)
+        #expect(limiter.requestsInFlight == 0)
+        #expect(try await Self.stats(key).maxInFlight == 1)
+    }
+
+    @Test func aSuspendedHolderGivesItsSlotBackAndTakesOneAgainOnResume() async throws {
+        let limiter = RateLimiter(configuration: .init(maximumConcurrentRequests: 1))
+        let key = UUID().uuidString
+        let first = DTO.get(try await TestServer.url("counted/\(key)?delay=2")).use(limiter).on(.nio)
+        first.start()
+        #expect(await eventually { limiter.requestsInFlight == 1 })
+        let second = DTO.get(try await TestServer.url("counted/\(key)")).use(limiter).on(.nio)
+        second.start()
+        #expect(await eventually { limiter.parkingLot.count == 1 })
+        #expect(first.suspend())
+        await second.finished()
+        #expect(second.state == .successFinished)
+        #expect(first.resume())
+        await first.finished()
+        #expect(first.state == .successFinished)
+        #expect(limiter.requestsInFlight == 0)
+    }
+
+    @Test func withABudgetTooEveryCallEnds() async throws {
+        let limiter = RateLimiter(configuration: .init(requestsPerInterval: 20, interval: 1, burst: 2, maximumConcurrentRequests: 2))
+        let key = UUID().uuidString
+        let url = try await TestServer.url("counted/\(key)?delay=0.1")
+        let operations = (0..<15).map { _ in DTO.get(url).use(limiter).on(.nio) }
+        for operation in operations { operation.start() }
+        for operation in operations { await operation.finished() }
+        #expect(operations.allSatisfy { $0.state == .successFinished })
+        let stats = try await Self.stats(key)
+        #expect(stats.served == 15)
+        #expect(stats.maxInFlight <= 2)
+        #expect(limiter.requestsInFlight == 0)
+    }
+}
