@@ -209,6 +209,18 @@ struct HTTPCacheTests {
         #expect(!entry([("Cache-Control", "max-age=10, must-revalidate"), ("Age", "20")]).isFresh(for: CacheControl("max-stale"), at: now))
     }
 
+    @Test func httpDatesAreReadByHandAsTheFormatterReadsThem() throws {
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == Date(timeIntervalSince1970: 784_111_777))
+        for seconds in [0, 951_782_400, 1_709_164_799, 1_795_000_000, 4_102_444_800] {
+            let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+            #expect(HTTPDate.imfFixdate(HTTPDate.format(date)) == date, "\(HTTPDate.format(date))")
+        }
+        for bad in ["Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 36 Nov 1994 08:49:37 GMT", "Sun, 06 Nox 1994 08:49:37 GMT", "0", ""] {
+            #expect(HTTPDate.imfFixdate(bad) == nil, "\(bad)")
+        }
+    }
+
     @Test func memoryStaysWithinItsBoundLeastRecentlyUsedFirstOut() {
         let now = Date()
         func entry(_ url: String) -> CachedResponse {

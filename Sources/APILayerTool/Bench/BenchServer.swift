@@ -31,7 +31,7 @@ struct BenchServer: ParsableArguments {
 
     /// The base URL to measure against, and what stops the server started for it (nil with
     /// `--url`); call `stop` when done. A private nginx also serves `files` (path → size).
-    func start(files: [String: Int64] = [:]) throws -> (base: URL, stop: (() -> Void)?) {
+    func start(files: [String: Int64] = [:], documents: [String: Data] = [:]) throws -> (base: URL, stop: (() -> Void)?) {
         if let url {
             guard let base = URL(string: url) else { throw ValidationError("--url is not a URL") }
             return (base, nil)
@@ -41,7 +41,7 @@ struct BenchServer: ParsableArguments {
             let child = try ServerProcess()
             return (child.baseURL, child.stop)
         case .nginx:
-            let nginx = try NginxServer(files: files)
+            let nginx = try NginxServer(files: files, documents: documents)
             return (nginx.baseURL, nginx.stop)
         }
     }

@@ -12,7 +12,7 @@ import Validator
 struct HTTPBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "http",
-        abstract: "Caching, coalescing and rate limits: each stage against the same load without it."
+        abstract: "Caching, coalescing and rate limits: each stage against the same load without it (DemoServer, or nginx for the cache)."
     )
 
     @Option(help: "Identical GETs started together for the coalescing figure.")
@@ -29,6 +29,11 @@ struct HTTPBench: AsyncParsableCommand {
 
     @Option(help: "Sequential calls per round of the cache figures.")
     var cacheCalls = 2000
+
+    @Option(help: "Only these groups of figures, comma-separated: cache, coalescing, rate-limit (default: all; with --server nginx, cache).")
+    var only: String?
+
+    @OptionGroup var server: BenchServer
 
     @Option(help: "The engine: nio or urlsession.")
     var engine = "nio"
@@ -104,55 +109,104 @@ struct HTTPBench: AsyncParsableCommand {
         let refused: Int?
     }
 
+    /// The groups of figures `--only` chooses among.
+    enum Group: String, CaseIterable {
+        case cache
+        case coalescing
+        case rateLimit = "rate-limit"
+    }
+
     func run() async throws {
         guard engine == "nio" || engine == "urlsession" else { throw ValidationError("--engine is nio or urlsession") }
-        let server = try ServerProcess()
-        defer { server.stop() }
+        let groups = try chosenGroups()
+        let (base, stop) = try server.start(documents: ["cacheable/fresh": Self.issuePage, "cacheable/revalidated": Self.issuePage])
+        defer { stop?() }
         var logger = Logger(label: "bench")
         logger.logLevel = .error
+        var figures: [BenchFigure] = []
+        var notes = ["engine \(engine); \(server.label)"]
 
-        let coalesced = try await coalescingRound(server: server, logger: logger, coalescing: true)
-        let separate = try await coalescingRound(server: server, logger: logger, coalescing: false)
-
-        let templates = try Self.benchTemplates()
-        defer { try? FileManager.default.removeItem(at: templates.directory) }
-        let network = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 600], cached: false)
-        let fresh = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 600], cached: true)
-        let full = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 0, "etag": 1], cached: false)
-        let revalidated = try await cacheRound(server: server, logger: logger, templates: templates, query: ["maxAge": 0, "etag": 1], cached: true)
-
-        let limited = try await rateLimitRound(server: server, logger: logger, clientBudget: true)
-        let unlimited = try await rateLimitRound(server: server, logger: logger, clientBudget: false)
-
-        let report = BenchReport(
-            suite: "http",
-            figures: [
+        if groups.contains(.cache) {
+            let templates = try Self.benchTemplates()
+            defer { try? FileManager.default.removeItem(at: templates.directory) }
+            let fresh: Parameters = server.servesDemoRoutes ? ["maxAge": 600] : ["key": "fresh"]
+            let stale: Parameters = server.servesDemoRoutes ? ["maxAge": 0, "etag": 1] : ["key": "revalidated"]
+            let network = try await cacheRound(base: base, logger: logger, templates: templates, query: fresh, cached: false)
+            let hit = try await cacheRound(base: base, logger: logger, templates: templates, query: fresh, cached: true)
+            let full = try await cacheRound(base: base, logger: logger, templates: templates, query: stale, cached: false)
+            let revalidated = try await cacheRound(base: base, logger: logger, templates: templates, query: stale, cached: true)
+            figures += [
                 BenchFigure(
-                    name: "cache-fresh-hit-vs-network", value: fresh.microseconds, baseline: network.microseconds, unit: "µs/call", target: "≤ 0.05"),
+                    name: "cache-fresh-hit-vs-network", value: hit.microseconds, baseline: network.microseconds, unit: "µs/call", target: "≤ 0.05"),
                 BenchFigure(
                     name: "cache-revalidated-cpu", value: revalidated.cpuMicroseconds, baseline: full.cpuMicroseconds, unit: "µs CPU/call",
                     target: "≤ 0.3"),
-                BenchFigure(name: "coalesced-requests", value: Double(coalesced), baseline: Double(separate), unit: "requests", target: "= 1"),
+            ]
+            notes += [
+                "cache-fresh-hit-vs-network: mean time of \(cacheCalls) sequential awaited calls of a 30-issue page (validated against a template, "
+                    + "mapped) answered by a fresh entry of the scope's HTTPCache; baseline: the same calls without a cache, each a network request "
+                    + "(CPU per call: \(Self.format(hit.cpuMicroseconds)) µs vs \(Self.format(network.cpuMicroseconds)) µs)",
+                "cache-revalidated-cpu: CPU (user + system, this process) per call when every call is revalidated and answered 304, the model "
+                    + "reused; baseline: the same calls without a cache, each a 200 parsed, validated and mapped (time per call: "
+                    + "\(Self.format(revalidated.microseconds)) µs vs \(Self.format(full.microseconds)) µs)",
+            ]
+        }
+        if groups.contains(.coalescing) {
+            guard server.servesDemoRoutes else { throw ValidationError("the coalescing figures need DemoServer's routes: --only cache with nginx") }
+            let coalesced = try await coalescingRound(base: base, logger: logger, coalescing: true)
+            let separate = try await coalescingRound(base: base, logger: logger, coalescing: false)
+            figures.append(
+                BenchFigure(name: "coalesced-requests", value: Double(coalesced), baseline: Double(separate), unit: "requests", target: "= 1"))
+            notes.append(
+                "coalesced-requests: requests the server received for \(calls) identical GETs started together (0.05 s answer); baseline: the same without coalescing"
+            )
+        }
+        if groups.contains(.rateLimit) {
+            guard server.servesDemoRoutes else { throw ValidationError("the rate-limit figures need DemoServer's routes: --only cache with nginx") }
+            let limited = try await rateLimitRound(base: base, logger: logger, clientBudget: true)
+            let unlimited = try await rateLimitRound(base: base, logger: logger, clientBudget: false)
+            figures += [
                 BenchFigure(
                     name: "rate-limit-overshoot", value: Double(limited.refused), baseline: Double(unlimited.refused), unit: "requests",
                     target: "= 0"),
                 BenchFigure(
                     name: "rate-limit-replayed", value: Double(limited.completed), baseline: Double(limited.started), unit: "calls",
                     target: "= all"),
-            ],
-            notes: [
-                "engine \(engine); DemoServer in a child process",
-                "cache-fresh-hit-vs-network: mean time of \(cacheCalls) sequential awaited calls of a 30-issue page (validated against a template, mapped) "
-                    + "answered by a fresh entry of the scope's HTTPCache; baseline: the same calls without a cache, each a network request",
-                "cache-revalidated-cpu: CPU (user + system, this process) per call when every call is revalidated and answered 304, the model "
-                    + "reused; baseline: the same calls without a cache, each a 200 parsed, validated and mapped",
-                "coalesced-requests: requests the server received for \(calls) identical GETs started together (0.05 s answer); baseline: the same without coalescing",
+            ]
+            notes += [
                 "rate-limit-overshoot: requests the server refused over its budget of \(budget)/s, for \(Int(seconds)) s of \(Int(demand)) calls/s, "
                     + "with the scope's budget (\(budget)/s, burst 1); baseline: the server's limits only (its 429s and budget headers honoured)",
                 "rate-limit-replayed: calls that completed with 200, of those started, with the scope's budget",
-            ])
-        report.print(json: json)
+            ]
+        }
+        BenchReport(suite: "http", figures: figures, notes: notes).print(json: json)
     }
+
+    /// The groups `--only` names (all by default; with nginx, the cache's only).
+    private func chosenGroups() throws -> Set<Group> {
+        guard let only else { return server.servesDemoRoutes ? Set(Group.allCases) : [.cache] }
+        var chosen = Set<Group>()
+        for name in only.split(separator: ",") {
+            guard let group = Group(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--only takes cache, coalescing, rate-limit (comma-separated), not \(name)")
+            }
+            chosen.insert(group)
+        }
+        return chosen
+    }
+
+    private static func format(_ value: Double) -> String {
+        String(Int(value.rounded()))
+    }
+
+    /// The 30-issue page nginx serves, shaped as DemoServer's `/cacheable/{key}?items=30`.
+    static let issuePage: Data = {
+        let items = (0..<30).map { index in
+            #"{"id":\#(index + 1),"number":\#(1000 + index),"title":"Issue \#(index + 1) of version 1","state":"open","#
+                + #""labels":[{"name":"bug","color":"d73a4a"}],"user":{"login":"octocat","id":583231},"comments":\#(index % 7)}"#
+        }
+        return Data(#"{"key":"static","version":1,"items":[\#(items.joined(separator: ","))]}"#.utf8)
+    }()
 
     /// A template folder holding `Cacheable`'s template.
     private static func benchTemplates() throws -> TemplateStore {
@@ -165,13 +219,13 @@ struct HTTPBench: AsyncParsableCommand {
     /// `cacheCalls` sequential calls of one 30-issue page (after 50 to warm up); mean wall and
     /// CPU time per call.
     private func cacheRound(
-        server: ServerProcess, logger: Logger, templates: TemplateStore, query: Parameters, cached: Bool
+        base: URL, logger: Logger, templates: TemplateStore, query: Parameters, cached: Bool
     ) async throws -> (microseconds: Double, cpuMicroseconds: Double) {
-        var configuration = APIScope.Configuration(baseURL: server.baseURL, templates: templates, session: session(), logger: logger)
+        var configuration = APIScope.Configuration(baseURL: base, templates: templates, session: session(), logger: logger)
         if cached { configuration.cache = try HTTPCache() }
         let scope = APIScope(name: "bench-cache", configuration: configuration)
         var properties = query
-        properties["key"] = UUID().uuidString
+        if properties["key"] == nil { properties["key"] = UUID().uuidString }
         properties["items"] = 30
         let call = { [properties] in
             try await APIManager.withDefaultAPI(scope) { try await APIManager.call(Cacheable.cacheable, properties: properties, as: IssuePage.self) }
@@ -195,8 +249,8 @@ struct HTTPBench: AsyncParsableCommand {
     }
 
     /// `calls` identical GETs at once; the requests the server received.
-    private func coalescingRound(server: ServerProcess, logger: Logger, coalescing: Bool) async throws -> Int {
-        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: session(), logger: logger)
+    private func coalescingRound(base: URL, logger: Logger, coalescing: Bool) async throws -> Int {
+        var configuration = APIScope.Configuration(baseURL: base, session: session(), logger: logger)
         if coalescing { configuration.coalescing = RequestCoalescer.Configuration() }
         let scope = APIScope(name: "bench-coalescing", configuration: configuration)
         let key = UUID().uuidString
@@ -207,14 +261,14 @@ struct HTTPBench: AsyncParsableCommand {
         for operation in operations { await operation.finished() }
         let failed = operations.filter { $0.state != .successFinished }.count
         guard failed == 0 else { throw ValidationError("\(failed) of the coalescing round's calls failed") }
-        return try await stats(server.baseURL.appendingPathComponent("counted-stats/\(key)")).served
+        return try await stats(base.appendingPathComponent("counted-stats/\(key)")).served
     }
 
     /// `demand` calls per second for `seconds`, against the server's budget of `budget` per second.
     private func rateLimitRound(
-        server: ServerProcess, logger: Logger, clientBudget: Bool
+        base: URL, logger: Logger, clientBudget: Bool
     ) async throws -> (refused: Int, completed: Int, started: Int) {
-        var configuration = APIScope.Configuration(baseURL: server.baseURL, session: session(), logger: logger)
+        var configuration = APIScope.Configuration(baseURL: base, session: session(), logger: logger)
         configuration.totalTimeout = nil
         if clientBudget {
             configuration.rateLimit = RateLimiter.Configuration(requestsPerInterval: budget, interval: 1, burst: 1)
@@ -236,7 +290,7 @@ struct HTTPBench: AsyncParsableCommand {
         }
         for operation in operations { await operation.finished() }
         let completed = operations.filter { $0.state == .successFinished }.count
-        let refused = try await stats(server.baseURL.appendingPathComponent("limited-stats/\(key)")).refused ?? 0
+        let refused = try await stats(base.appendingPathComponent("limited-stats/\(key)")).refused ?? 0
         return (refused, completed, total)
     }
 

@@ -28,8 +28,10 @@ final class NginxServer: @unchecked Sendable {
     }
 
     /// Starts nginx, serving `files` (path under the root → size in bytes) besides `/json`, and
-    /// waits until it accepts connections (at most 10 s).
-    init(files: [String: Int64] = [:]) throws {
+    /// `documents` (path → JSON text; `/cacheable/fresh` with `Cache-Control: max-age=600`,
+    /// `/cacheable/revalidated` with `max-age=0`, both with nginx's `ETag`), and waits until it
+    /// accepts connections (at most 10 s).
+    init(files: [String: Int64] = [:], documents: [String: Data] = [:]) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw Failure(
                 description:
@@ -44,6 +46,12 @@ final class NginxServer: @unchecked Sendable {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: www.path)
         let json = #"{"id":1,"name":"APILayer","active":true,"score":4.5,"tags":["swift","linux"],"owner":null}"#
         try Data(json.utf8).write(to: www.appendingPathComponent("json"))
+        for (path, text) in documents {
+            let file = www.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: file.deletingLastPathComponent().path)
+            _ = FileManager.default.createFile(atPath: file.path, contents: text, attributes: [.posixPermissions: 0o644])
+        }
         for (path, size) in files {
             let file = www.appendingPathComponent(path)
             try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -74,6 +82,8 @@ final class NginxServer: @unchecked Sendable {
                     listen 127.0.0.1:\(port);
                     root \(www.path);
                     location = /json { default_type application/json; }
+                    location = /cacheable/fresh { default_type application/json; add_header Cache-Control "max-age=600"; }
+                    location = /cacheable/revalidated { default_type application/json; add_header Cache-Control "max-age=0"; }
                 }
             }
             """

@@ -173,7 +173,7 @@ final class DiskCacheStore: Sendable {
     }
 
     private static func hex(_ digest: SHA256.Digest) -> String {
-        digest.map { String(format: "%02x", $0) }.joined()
+        HTTPCache.hex(digest)
     }
 
     private func write(_ entry: CachedResponse) {

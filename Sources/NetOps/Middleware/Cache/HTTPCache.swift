@@ -226,7 +226,19 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         }
         fields.sort()
         fields.append(followsRedirects ? "redirects:follow" : "redirects:stop")
-        return SHA256.hash(data: Data(fields.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
+        return Self.hex(SHA256.hash(data: Data(fields.joined(separator: "\n").utf8)))
+    }
+
+    /// A digest as lower-case hex.
+    static func hex(_ digest: SHA256.Digest) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(SHA256.byteCount * 2)
+        for byte in digest {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Fields that steer the cache rather than ask for another answer.
