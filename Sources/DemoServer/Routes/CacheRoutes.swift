@@ -6,7 +6,8 @@ extension DemoRoutes {
     /// A resource per key whose answers a cache may keep, and counts a test can read.
     ///
     /// `GET /cacheable/{key}` answers `{"key": …, "version": V, "items": [...]}` (V starts at 1;
-    /// `items=N` issues in it, default 0) with the fields the query asks for:
+    /// `items=N` issues in it, default 0, each as GitHub sends one: `DemoIssuePage`) with the
+    /// fields the query asks for:
     /// `maxAge=S` (`Cache-Control: max-age=S`), `cacheControl=TEXT` (the whole field as given),
     /// `expires=S` (`Expires` S seconds from now; `expires=invalid` sends `0`), `etag=1`
     /// (`ETag: "vV"`), `lastModified=1` (`Last-Modified` a fixed date plus V seconds),
@@ -63,12 +64,8 @@ extension DemoRoutes {
             if let age = query.get("age") { headers[.age] = age }
             if notModified { return Response(status: .notModified, headers: headers) }
             let count = min(max(query.get("items", as: Int.self) ?? 0, 0), 1000)
-            let items = (0..<count).map { index in
-                #"{"id":\#(index + 1),"number":\#(1000 + index),"title":"Issue \#(index + 1) of version \#(version)","state":"open","#
-                    + #""labels":[{"name":"bug","color":"d73a4a"}],"user":{"login":"octocat","id":583231},"comments":\#(index % 7)}"#
-            }
             headers[.contentType] = "application/json"
-            let body = #"{"key":\#(quoted(key)),"version":\#(version),"items":[\#(items.joined(separator: ","))]}"#
+            let body = DemoIssuePage.json(key: key, version: version, count: count)
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
         }
         let change: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
