@@ -16,6 +16,15 @@ struct GroupSuspendResumeTests {
         try await TestServer.url("bytes/\(size)?rate=\(rate)")
     }
 
+    /// A GET of `url` on `engine` that outlasts a stall of the in-process server: in a loaded
+    /// parallel run its handlers waited more than 20 s behind other tests' work, and a body
+    /// that stops that long ended the operation before the test could pause it.
+    static func patientGet(_ url: URL, on engine: TestEngine) -> DataTaskOperation {
+        let operation = DTO.get(url).on(engine)
+        operation.idleTimeout = 90
+        return operation
+    }
+
     /// Waits until `operation` received a twentieth of the body; false (and an issue saying
     /// how it ended) if it ended first.
     static func midBody(_ operation: BaseOperation) async -> Bool {
@@ -29,8 +38,8 @@ struct GroupSuspendResumeTests {
 
     @Test(arguments: TestEngine.allCases) func suspendingAGroupSuspendsWhatItRuns(_ engine: TestEngine) async throws {
         let url = try await Self.slowURL()
-        let first = DTO.get(url).on(engine)
-        let second = DTO.get(url).on(engine)
+        let first = Self.patientGet(url, on: engine)
+        let second = Self.patientGet(url, on: engine)
         let group = GO<[Data]> { context in
             async let one = context.run(first)
             async let two = context.run(second)
@@ -60,7 +69,7 @@ struct GroupSuspendResumeTests {
     @Test(arguments: TestEngine.allCases) func anOperationStartedWhileSuspendedStartsSuspended(_ engine: TestEngine) async throws {
         let url = try await Self.slowURL()
         let gate = Locked(false)
-        let late = DTO.get(url).on(engine)
+        let late = Self.patientGet(url, on: engine)
         let group = GO<Data>(sync: { context in
             while !gate.withLock({ $0 }) { Thread.sleep(forTimeInterval: 0.01) }
             return try context.syncRun(late).receivedData
@@ -82,7 +91,7 @@ struct GroupSuspendResumeTests {
 
     @Test(arguments: TestEngine.allCases) func suspendingReachesNestedGroups(_ engine: TestEngine) async throws {
         let url = try await Self.slowURL()
-        let operation = DTO.get(url).on(engine)
+        let operation = Self.patientGet(url, on: engine)
         let inner = GO<Int>(sync: { context in try context.syncRun(operation).receivedData.count })
         let outer = GO<Int> { context in try await context.run(inner) + 1 }
         #expect(outer.startSuspendResume() == .working)
@@ -98,7 +107,7 @@ struct GroupSuspendResumeTests {
 
     @Test(arguments: TestEngine.allCases) func cancellingASuspendedGroupCancelsWhatItRuns(_ engine: TestEngine) async throws {
         let url = try await Self.slowURL()
-        let operation = DTO.get(url).on(engine)
+        let operation = Self.patientGet(url, on: engine)
         let group = GO<Int> { context in try await context.run(operation).receivedData.count }
         group.start()
         guard await Self.midBody(operation) else { return }
@@ -118,7 +127,7 @@ struct GroupSuspendResumeTests {
         let url = try await TestServer.url("bytes/100")
         let gate = Locked(false)
         let group = GO<Int> { context in
-            let count = try await context.run(DTO.get(url).on(engine)).receivedData.count
+            let count = try await context.run(Self.patientGet(url, on: engine)).receivedData.count
             while !gate.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
             return count
         }
@@ -136,7 +145,7 @@ struct GroupSuspendResumeTests {
         let ended = Locked<Int?>(nil)
         let reference = WeakReference()
         do {
-            let group = GO<Int> { context in try await context.run(DTO.get(url).on(engine)).receivedData.count }
+            let group = GO<Int> { context in try await context.run(Self.patientGet(url, on: engine)).receivedData.count }
             group.onCompletion { group in ended.withLock { $0 = group.result } }
             reference.object = group
             group.retainAndStart()
