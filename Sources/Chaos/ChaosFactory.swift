@@ -16,11 +16,14 @@ final class ChaosFactory: Sendable {
     let uploads: URL
     let owners: [ChaosOwner]
     let logger: Logger
+    /// The breaker of the `.breaker` operations: it opens after 3 failures in a row, for 0.2 s.
+    let breaker: CircuitBreaker
 
     init(
         base: URL, realmBase: URL, session: NetworkSession, coordinator: AuthenticationCoordinator, ledger: ChaosLedger,
-        downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger
+        downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger, breaker: CircuitBreaker
     ) {
+        self.breaker = breaker
         self.base = base
         self.realmBase = realmBase
         self.session = session
@@ -38,7 +41,7 @@ final class ChaosFactory: Sendable {
         let owner = owners[planned.owner]
         let label = "#\(planned.index) \(planned.kind.rawValue) (\(planned.lane))"
         switch planned.kind {
-        case .data, .download, .upload, .authenticated:
+        case .data, .download, .upload, .authenticated, .breaker:
             let operation = makeSingle(planned.kind, owner: owner, label: label, topLevel: true, using: &generator)
             return work(for: operation.operation, id: operation.id)
         case .group, .nestedGroup, .syncGroup:
@@ -82,6 +85,9 @@ final class ChaosFactory: Sendable {
                 operation = DTO.get(url("random-401?p=0.1", relativeTo: realmBase))
             }
             operation.interceptor = coordinator
+        case .breaker:
+            route = Self.breakerRoute(&generator)
+            operation = DTO.get(url(route)).use(breaker)
         case .data, .group, .nestedGroup, .syncGroup:
             route = Self.dataRoute(&generator)
             operation = DTO.get(url(route))
@@ -107,6 +113,7 @@ final class ChaosFactory: Sendable {
                     }
                 }
             }
+            if case .circuitOpen = finished.error?.kind { ledger.recordCircuitRefusal() }
             ledger.completed(id, operation: finished, state: state)
             logger.debug("\(fullLabel): \(state)\(finished.error.map { " — \($0)" } ?? "") \(String(describing: finished))")
             // The request as a command, credential included (redacted): the run's log check covers it.
@@ -159,7 +166,7 @@ final class ChaosFactory: Sendable {
                 }
                 return 3
             }
-        case .data, .download, .upload, .authenticated, .group:
+        case .data, .download, .upload, .authenticated, .breaker, .group:
             group = GroupOperation<Int> { [self] context in
                 var generator = SeededGenerator(seed: detail)
                 let count = 2 + Int(generator.next() % 2)
@@ -208,6 +215,18 @@ final class ChaosFactory: Sendable {
         case 73..<81: return "truncated/\(size(&generator, upTo: 200_000) + 2)"
         case 81..<89: return "reset/\(size(&generator, upTo: 200_000) + 2)"
         default: return "bytes/\(size(&generator, upTo: 300_000))"
+        }
+    }
+
+    /// A route of DemoServer for a `.breaker` operation: failing more often than not (5xx, a
+    /// reset connection, a timeout), so that its circuit keeps opening.
+    static func breakerRoute(_ generator: inout SeededGenerator) -> String {
+        switch generator.next() % 100 {
+        case 0..<35: return "json"
+        case 35..<70: return "status/\([500, 502, 503][Int(generator.next() % 3)])"
+        case 70..<85: return "reset/\(size(&generator, upTo: 50_000) + 2)"
+        case 85..<93: return "random-5xx?ok=0.5"
+        default: return "delay?seconds=3"
         }
     }
 

@@ -21,6 +21,7 @@ final class ChaosLedger: @unchecked Sendable {
     private var events = 0
     private var expectedFiles: Set<String> = []
     private var corruptFiles: [String] = []
+    private var circuitRefusals = 0
 
     /// Records `operation` and returns its id.
     func register(_ operation: Operation, label: String, topLevel: Bool) -> Int {
@@ -47,6 +48,11 @@ final class ChaosLedger: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// An operation ended with `circuitOpen`: an open circuit refused it without a request.
+    func recordCircuitRefusal() {
+        lock.withLock { circuitRefusals += 1 }
     }
 
     /// A download succeeded: its file named `name` belongs in the download folder.
@@ -98,6 +104,7 @@ final class ChaosLedger: @unchecked Sendable {
         lock.withLock {
             var lines: [String] = corruptFiles.prefix(20).map { "corrupt download: \($0)" }
             report.corruptFiles = corruptFiles.count
+            report.circuitRefusals = circuitRefusals
             for entry in entries {
                 if entry.topLevel {
                     report.ops += 1

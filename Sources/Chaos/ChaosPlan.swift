@@ -8,6 +8,9 @@ enum ChaosKind: String, CaseIterable, Sendable {
     case upload
     /// A data task guarded by the run's `AuthenticationCoordinator`.
     case authenticated
+    /// A data task through the run's `CircuitBreaker` against an origin that fails in bursts:
+    /// its circuit opens, probes, closes and opens again while the others run.
+    case breaker
     /// A group running two or three operations one after another.
     case group
     /// A group running operations in parallel and a nested group.
@@ -45,7 +48,7 @@ struct ChaosPlan: Sendable {
     init(count: Int, seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
         let kinds: [(ChaosKind, UInt64)] = [
-            (.data, 34), (.download, 16), (.upload, 12), (.authenticated, 22),
+            (.data, 28), (.download, 16), (.upload, 12), (.authenticated, 22), (.breaker, 6),
             (.group, 6), (.nestedGroup, 5), (.syncGroup, 5),
         ]
         let total = kinds.reduce(0) { $0 + $1.1 }

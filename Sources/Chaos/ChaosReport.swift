@@ -25,6 +25,11 @@ public struct ChaosReport: Sendable, Codable, Equatable {
     public var states: [String: Int] = [:]
     /// One line per stuck or leaked operation (at most 50).
     public var stuck: [String] = []
+    /// Times the circuit of the `.breaker` operations' origin opened (the fault mode drives it).
+    public var circuitOpens = 0
+    /// Operations (sub-operations included) that ended with `circuitOpen`: refused at once by
+    /// an open circuit, without a request.
+    public var circuitRefusals = 0
 
     /// True when nothing hung, completed twice, leaked, was left behind or was corrupt.
     public var isClean: Bool {
@@ -37,6 +42,8 @@ public struct ChaosReport: Sendable, Codable, Equatable {
         case tempFilesLeft = "temp-files-left"
         case corruptFiles = "corrupt-files"
         case subOperations = "sub-operations"
+        case circuitOpens = "circuit-opens"
+        case circuitRefusals = "circuit-refusals"
     }
 
     /// Creates an empty report.
@@ -55,7 +62,7 @@ public struct ChaosReport: Sendable, Codable, Equatable {
         var lines = [
             "ops \(ops), final \(final), hung \(hung), double-completions \(doubleCompletions), "
                 + "leaked \(leaked), temp-files-left \(tempFilesLeft), corrupt-files \(corruptFiles), "
-                + "sub-operations \(subOperations), "
+                + "sub-operations \(subOperations), circuit-opens \(circuitOpens), circuit-refusals \(circuitRefusals), "
                 + String(format: "%.1f s", seconds),
             "states: " + states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
         ]

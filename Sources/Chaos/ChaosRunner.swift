@@ -42,9 +42,13 @@ public enum ChaosRunner {
 
         let ledger = ChaosLedger()
         let owners = (0..<ChaosPlan.ownerCount).map { ChaosOwner(name: "owner-\($0)") }
+        let opens = Locked(0)
+        let breaker = CircuitBreaker(configuration: .init(failureThreshold: 3, coolDown: 0.2)) { transition in
+            if case .open = transition.state { opens.withLock { $0 += 1 } }
+        }
         let factory = ChaosFactory(
             base: server.baseURL, realmBase: realmBase, session: session, coordinator: coordinator,
-            ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger)
+            ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger, breaker: breaker)
         let plan = ChaosPlan(count: options.operations, seed: options.seed)
         let agitators = (0..<2).map { index in
             ChaosAgitator(ledger: ledger, owners: owners, authority: authority, seed: options.seed &+ UInt64(index) &+ 1)
@@ -65,6 +69,7 @@ public enum ChaosRunner {
             }
         }
         ledger.fill(&report, leakCheck: settled)
+        report.circuitOpens = opens.withLock { $0 }
         let listing = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
         let unexpected = ledger.unexpectedFiles(in: listing)
         report.tempFilesLeft = unexpected.count

@@ -34,6 +34,8 @@ struct ChaosRunTests {
         // Every operation ended one way or another. (Which ways is not asserted: under
         // ThreadSanitizer the run is so slow that deadlines and agitators end nearly all.)
         #expect(report.states.values.reduce(0, +) == 2_000, "\(report.states)")
+        // The breaker fault mode drove its circuit open (and through probes, closed again).
+        #expect(report.circuitOpens > 0, "\(report.summary)")
 
         // The realm issues `at-<n>-<hex>` and `rt-<n>-<hex>`; the run seeds `seed-chaos` and an
         // unissued `chaos-unissued-…`. None of them may appear in any log line.
@@ -49,7 +51,10 @@ struct ChaosRunTests {
         report.ops = 3
         report.final = 3
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
-        for key in ["ops", "final", "hung", "double-completions", "leaked", "temp-files-left", "corrupt-files", "seconds"] {
+        for key in [
+            "ops", "final", "hung", "double-completions", "leaked", "temp-files-left", "corrupt-files", "seconds", "circuit-opens",
+            "circuit-refusals",
+        ] {
             #expect(object[key] != nil, "missing \(key)")
         }
         #expect(report.isClean)
