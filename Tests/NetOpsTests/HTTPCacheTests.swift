@@ -191,6 +191,21 @@ struct HTTPCacheTests {
         #expect(cache.memoryUsage.entries == 0)
     }
 
+    @Test(arguments: TestEngine.allCases) func cancellingARevalidationEndsTheCallAndKeepsTheEntry(_ engine: TestEngine) async throws {
+        let (url, _) = try await Self.resource("maxAge=0&etag=1&conditionalDelay=30")
+        let cache = try HTTPCache()
+        try await Self.get(url, cache, engine)
+        let revalidation = DTO.get(url).use(cache).on(engine)
+        revalidation.start()
+        try await Task.sleep(for: .milliseconds(300))
+        revalidation.cancel()
+        await revalidation.finished()
+        #expect(revalidation.state == .cancelled)
+        #expect(cache.memoryUsage.entries == 1, "a cancelled revalidation leaves the entry")
+        let stale = try await Self.get(url, cache, engine, headers: ["Cache-Control": "max-stale=3600"])
+        #expect(Self.cacheUse(stale) == .hit)
+    }
+
     @Test func aHugeMaxAgeIsCappedAndAMalformedOneIgnored() {
         let now = Date()
         func entry(_ fields: [(String, String)]) -> CachedResponse {

@@ -11,7 +11,8 @@ extension DemoRoutes {
     /// `maxAge=S` (`Cache-Control: max-age=S`), `cacheControl=TEXT` (the whole field as given),
     /// `expires=S` (`Expires` S seconds from now; `expires=invalid` sends `0`), `etag=1`
     /// (`ETag: "vV"`), `lastModified=1` (`Last-Modified` a fixed date plus V seconds),
-    /// `vary=NAME`, `age=S`. A request whose `If-None-Match` names the current tag, or whose
+    /// `vary=NAME`, `age=S`, `conditionalDelay=S` (a request with a condition is answered after S
+    /// seconds, at most 60). A request whose `If-None-Match` names the current tag, or whose
     /// `If-Modified-Since` is not before the version's date, is answered 304 with the same fields;
     /// `wrongTag=1` answers such a request 304 with a tag that names no version.
     ///
@@ -48,6 +49,8 @@ extension DemoRoutes {
                 resources[key] = resource
                 return (resource.version, matches)
             }
+            let delay = conditional ? min(max(query.get("conditionalDelay", as: Double.self) ?? 0, 0), 60) : 0
+            if delay > 0 { try await Task.sleep(for: .seconds(delay)) }
             var headers = HTTPFields()
             if let cacheControl = query.get("cacheControl") {
                 headers[.cacheControl] = cacheControl
