@@ -81,7 +81,10 @@ struct ConcurrencyLimitTests {
         #expect(waiter.state == .successFinished)
         #expect(slow.state == .cancelled && cancelledWhileParked.state == .cancelled)
         #expect(limiter.requestsInFlight == 0)
-        #expect(try await Self.stats(key).maxInFlight == 1)
+        // The slow request and the waiter reached the server; the one cancelled while parked
+        // never did. (The server may still hold the slow one's handler after the client left,
+        // so its count of requests held at once says nothing here.)
+        #expect(try await Self.stats(key).served == 2)
     }
 
     @Test func aSuspendedHolderGivesItsSlotBackAndTakesOneAgainOnResume() async throws {

@@ -39,6 +39,24 @@ public final class RawHTTPServer: Sendable {
         /// 307 to `/hold` with the same query: a redirect that keeps the method and the body on
         /// this origin, to a request that is never answered.
         case redirectToHold = "/redirect-to-hold"
+        /// `FOOBAR` and a close: not HTTP at all.
+        case notHTTP = "/not-http"
+        /// A status line spelled `Http/1.1` (the version is case-sensitive).
+        case badHTTPCase = "/bad-http-case"
+        /// `HTTP/1.1 200` with no reason phrase.
+        case noReason = "/no-reason"
+        /// Status 999: three digits, outside every class.
+        case status999 = "/status-999"
+        /// A chunked body of no chunks.
+        case emptyChunked = "/empty-chunked"
+        /// A chunked body of 10 bytes followed by a trailer field.
+        case trailers = "/trailers"
+        /// Two `X-Test` fields, `one` and `two`.
+        case multiValueHeader = "/multi-value-header"
+        /// 204 with `Content-Length: 1000` and no body.
+        case noContentWithLength = "/no-content-with-length"
+        /// 200 with neither `Content-Length` nor chunked coding: the close ends the body.
+        case noLengthHint = "/no-length-hint"
 
         /// The bytes sent after the request head, and whether the connection closes after them.
         var answer: (bytes: String, close: Bool)? {
@@ -61,6 +79,19 @@ public final class RawHTTPServer: Sendable {
             case .notModified:
                 return ("HTTP/1.1 304 Not Modified\r\nETag: \"demo\"\r\nContent-Length: 1234\r\n\r\n", false)
             case .redirectToHold: return nil
+            case .notHTTP: return ("FOOBAR", true)
+            case .badHTTPCase: return ("Http/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", true)
+            case .noReason: return ("HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok", false)
+            case .status999: return ("HTTP/1.1 999 Whatever\r\nContent-Length: 0\r\n\r\n", false)
+            case .emptyChunked: return ("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", false)
+            case .trailers:
+                return (
+                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-Checksum\r\n\r\na\r\n0123456789\r\n0\r\nX-Checksum: 42\r\n\r\n",
+                    false
+                )
+            case .noContentWithLength: return ("HTTP/1.1 204 No Content\r\nContent-Length: 1000\r\n\r\n", false)
+            case .noLengthHint: return ("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n0123456789", true)
+            case .multiValueHeader: return ("HTTP/1.1 200 OK\r\nX-Test: one\r\nX-Test: two\r\nContent-Length: 0\r\n\r\n", false)
             }
         }
     }
