@@ -81,10 +81,9 @@ struct ConcurrencyLimitTests {
         #expect(waiter.state == .successFinished)
         #expect(slow.state == .cancelled && cancelledWhileParked.state == .cancelled)
         #expect(limiter.requestsInFlight == 0)
-        // The slow request and the waiter reached the server; the one cancelled while parked
-        // never did. (The server may still hold the slow one's handler after the client left,
-        // so its count of requests held at once says nothing here.)
-        #expect(try await Self.stats(key).served == 2)
+        // The waiter reached the server, and the slow request may have (it was cancelled, maybe
+        // before the server read it); the one cancelled while parked never sent anything.
+        #expect((1...2).contains(try await Self.stats(key).served))
     }
 
     @Test func aSuspendedHolderGivesItsSlotBackAndTakesOneAgainOnResume() async throws {
