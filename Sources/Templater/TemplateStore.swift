@@ -74,7 +74,7 @@ public final class TemplateStore: Sendable {
     }
 
     /// This store among every store the process made, for keys that name a template version.
-    package let identity = UUID()
+    package let identity = UUID().uuidString
 
     /// Counts the changes of the store's templates: what was checked against a template of
     /// one generation must be checked again in a later one.

@@ -5,6 +5,24 @@ import Testing
 
 /// Building requests and parsing the headers resumption depends on, without a server.
 struct RequestFactoryTests {
+    /// The byte-level escape gives what Foundation's `addingPercentEncoding` with the
+    /// unreserved set gives, for ASCII, Unicode, emoji, controls and every reserved character.
+    @Test func escapeMatchesFoundationsPercentEncoding() {
+        let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        var samples = ["", "plain", "two words", "a&b=c?d/e#f", "héllo ✓", "日本語", "👩‍💻 x", "\u{0}\u{7F}\t\n", "%41", "-._~"]
+        samples.append(String((0..<128).compactMap { UnicodeScalar($0).map(Character.init) }))
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let scalars = (0..<Int.random(in: 0..<20, using: &generator)).compactMap { _ in
+                UnicodeScalar(UInt32.random(in: 0..<0x1_0000, using: &generator))
+            }
+            samples.append(String(String.UnicodeScalarView(scalars)))
+        }
+        for sample in samples {
+            #expect(RequestFactory.escape(sample) == sample.addingPercentEncoding(withAllowedCharacters: unreserved), "\(sample.debugDescription)")
+        }
+    }
+
     @Test func queryParametersAreSortedEscapedAndAppended() throws {
         let request = try RequestFactory.make(.get, "http://host/path?v=5", parameters: ["b": "x y", "a": ["1", "2"], "c": ["k": "v"]]).get()
         #expect(request.url?.absoluteString == "http://host/path?v=5&a=1&a=2&b=x%20y&c%5Bk%5D=v")

@@ -75,9 +75,13 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         self.parent = parent
         redaction = configuration.redaction
         var logger = configuration.logger
-        logger[metadataKey: LogMetadataKey.requestID] = .string(requestID)
-        logger[metadataKey: LogMetadataKey.api] = .string(api)
-        logger[metadataKey: LogMetadataKey.method] = .string(method)
+        // Set in one assignment: a handler may do work on every change of its metadata
+        // (swift-log's StreamLogHandler renders it anew each time).
+        var metadata = logger.handler.metadata
+        metadata[LogMetadataKey.requestID] = .string(requestID)
+        metadata[LogMetadataKey.api] = .string(api)
+        metadata[LogMetadataKey.method] = .string(method)
+        logger.handler.metadata = metadata
         self.logger = logger
         let silent = factory is NOOPMetricsHandler && tracer is NoOpTracer && logger.logLevel > .debug
         reporter = silent ? nil : DispatchQueue(label: "APILayer.telemetry.call", target: Self.reporting)

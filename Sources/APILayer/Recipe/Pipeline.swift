@@ -49,6 +49,8 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// The model of a download, known before it starts: the file the body went to. A download's
     /// body is never parsed, validated or mapped.
     let savedFile: Model?
+    /// The part of `reuseKey` that is the same for every call (nil: models are not reused).
+    private let reuseKeyPrefix: String?
 
     init<Method: APIMethod>(
         method: Method, keyPath: String?, parser: APIManager.ParseStep?,
@@ -69,6 +71,9 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         templates = configuration.templates
         mapperConfiguration = configuration.mapperConfiguration
         self.validates = validates
+        reuseKeyPrefix =
+            parser == nil && savedFile == nil && validates
+            ? "\(method.rawValue)|\(method.templateName)|\(String(reflecting: Model.self))|\(keyPath ?? "")|" : nil
     }
 
     /// Checks, validates, parses and maps a body that arrived with an accepted status.
@@ -121,9 +126,8 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// version, so that a new template checks the body again. Nil when the model cannot be
     /// reused: a parser step (a closure that cannot be compared), a download, a stub.
     func reuseKey(status: Int?) -> String? {
-        guard parser == nil, savedFile == nil, validates else { return nil }
-        let template = "\(templates.identity):\(templates.generation)"
-        return "\(name)|\(templateName)|\(template)|\(String(reflecting: Model.self))|\(keyPath ?? "")|\(status ?? 0)"
+        guard let reuseKeyPrefix else { return nil }
+        return reuseKeyPrefix + templates.identity + ":" + String(templates.generation) + "|" + String(status ?? 0)
     }
 
     /// The `server` stage of a body that came with an unaccepted `status`: decoded into the
