@@ -165,15 +165,11 @@ final class DiskCacheStore: Sendable {
 
     /// `<digest of the URL>-<digest of the partition>.entry`: every file of a URL shares a prefix.
     static func fileName(url: String, partition: String) -> String {
-        urlPrefix(url) + hex(SHA256.hash(data: Data(partition.utf8))).prefix(32) + suffix
+        urlPrefix(url) + HTTPCache.hex(SHA256.hash(data: Data(partition.utf8))).prefix(32) + suffix
     }
 
     private static func urlPrefix(_ url: String) -> String {
-        hex(SHA256.hash(data: Data(url.utf8))).prefix(32) + "-"
-    }
-
-    private static func hex(_ digest: SHA256.Digest) -> String {
-        HTTPCache.hex(digest)
+        HTTPCache.hex(SHA256.hash(data: Data(url.utf8))).prefix(32) + "-"
     }
 
     private func write(_ entry: CachedResponse) {
