@@ -44,9 +44,9 @@ struct ConformanceListTests {
     // MARK: Status lines
 
     /// An answer that is not HTTP (`FOOBAR`, then a close). Only the NIO engine is asked:
-    /// FoundationNetworking (swift-corelibs-foundation 6.3) stops the whole process on it
-    /// ("Transfer completed, but there's no response", NativeProtocol.swift:240), which no
-    /// delegate can catch. Docs/engines.md says so: a service that calls servers it does not
+    /// FoundationNetworking (swift-corelibs-foundation 6.3) refuses it as HTTP/0.9, or, as
+    /// this test once saw, stops the whole process on it ("Transfer completed, but there's no
+    /// response", NativeProtocol.swift:240), which no delegate can catch. Docs/engines.md says so: a service that calls servers it does not
     /// trust uses the NIO engine.
     @Test func anAnswerThatIsNotHTTPFails() async throws {
         let operation = await Self.run(try await Self.raw(.notHTTP, on: .nio))
