@@ -23,14 +23,22 @@ struct PostponementTests {
         }
     }
 
+    /// The operation did not park within the minute `parkedOperation(in:)` gives it.
+    struct ParkingTimeout: Error {}
+
     static func parkedOperation(in session: NetworkSession) async throws -> DTO {
         let operation = DTO.get(try await TestServer.url("echo")).on(session)
         operation.interceptor = NeedsFreshCredential()
         operation.start()
-        let deadline = Date(timeIntervalSinceNow: 10)
-        // Parked first (under the operation's lock), then listed in the session's lot.
-        while !operation.isPostponed || !session.postponedOperations.contains(where: { $0 === operation }), Date() < deadline {
-            try await Task.sleep(for: .milliseconds(5))
+        // Parked first (under the operation's lock), then listed in the session's lot. A test that
+        // went on with an operation not yet parked would replay nothing and then wait for it
+        // forever: past the deadline it fails here instead.
+        let parked = await eventually(within: 60) {
+            operation.isPostponed && session.postponedOperations.contains(where: { $0 === operation })
+        }
+        guard parked else {
+            operation.cancel()
+            throw ParkingTimeout()
         }
         return operation
     }
