@@ -50,7 +50,9 @@ struct GroupSuspendResumeTests {
         #expect(group.suspend())
         #expect(group.state == .suspended)
         #expect(group.isExecuting)
-        #expect(first.state == .suspended && second.state == .suspended)
+        #expect(
+            first.state == .suspended && second.state == .suspended,
+            "members: \(first.state), \(first.progress.bytesReceived) bytes; \(second.state), \(second.progress.bytesReceived) bytes")
         let kept = (first.progress.bytesReceived, second.progress.bytesReceived)
         try await Task.sleep(for: .milliseconds(150))
         #expect(first.progress.bytesReceived == kept.0 && second.progress.bytesReceived == kept.1, "bytes arrived while suspended")

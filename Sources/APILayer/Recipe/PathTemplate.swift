@@ -19,7 +19,7 @@ enum PathTemplate {
             filled += rest[..<open]
             guard let close = rest[open...].firstIndex(of: "}") else { return .failure(.unclosedPlaceholder(path: path)) }
             let name = String(rest[rest.index(after: open)..<close])
-            guard !name.isEmpty, !name.contains("{") else { return .failure(.unclosedPlaceholder(path: path)) }
+            guard !name.isEmpty, !name.contains("{" as Character) else { return .failure(.unclosedPlaceholder(path: path)) }
             guard let value = parameters[name] else { return .failure(.missingValue(name: name, path: path)) }
             switch segment(from: value) {
             case let .success(text):
@@ -32,7 +32,7 @@ enum PathTemplate {
             used.insert(name)
             rest = rest[rest.index(after: close)...]
         }
-        guard !rest.contains("}") else { return .failure(.unclosedPlaceholder(path: path)) }
+        guard !rest.contains("}" as Character) else { return .failure(.unclosedPlaceholder(path: path)) }
         filled += rest
         for name in used { parameters[name] = nil }
         return .success(filled)

@@ -73,7 +73,7 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         self.validates = validates
         reuseKeyPrefix =
             parser == nil && savedFile == nil && validates
-            ? "\(method.rawValue)|\(method.templateName)|\(String(reflecting: Model.self))|\(keyPath ?? "")|" : nil
+            ? "\(method.rawValue)|\(method.templateName)|\(_typeName(Model.self, qualified: true))|\(keyPath ?? "")|" : nil
     }
 
     /// Checks, validates, parses and maps a body that arrived with an accepted status.

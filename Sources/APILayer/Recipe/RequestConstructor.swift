@@ -57,21 +57,22 @@ public enum RequestConstructor {
         case let .success(filled): path = filled
         case let .failure(error): throw fail(error.description)
         }
-        guard var url = join(baseURL, path) else {
-            throw fail("path \"\(path)\" does not make a URL with \(baseURL.absoluteString)")
-        }
-        if encoding != .query, !method.queryKeys.isEmpty {
-            var query: Parameters = [:]
+        // The parameters that go in the query are encoded into the URL's text, which is parsed
+        // once: the query encoding's all of them, another encoding's `queryKeys`.
+        var query: Parameters = [:]
+        if encoding == .query {
+            swap(&query, &parameters)
+        } else {
             for key in method.queryKeys { if let value = parameters.removeValue(forKey: key) { query[key] = value } }
-            if !query.isEmpty {
-                guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-                    throw fail("\(url.absoluteString) cannot take a query")
-                }
-                let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-                components.percentEncodedQuery = existing + RequestFactory.formEncoded(query)
-                guard let withQuery = components.url else { throw fail("\(url.absoluteString) cannot take a query") }
-                url = withQuery
+        }
+        let url: URL
+        if let text = joined(baseURL, path, query: query.isEmpty ? "" : RequestFactory.formEncoded(query)) {
+            guard let made = URL(string: text) else {
+                throw fail("path \"\(path)\" does not make a URL with \(baseURL.absoluteString)")
             }
+            url = made
+        } else {
+            url = baseURL
         }
         let allHeaders = method.headers.merging(headers) { _, call in call }
         // Checked before `URLRequest` sees them: it drops a value with CR or LF without a word.
@@ -137,32 +138,45 @@ public enum RequestConstructor {
     ///
     /// - Returns: the joined URL; `nil` when the text is not a URL.
     public static func join(_ base: URL, _ endpoint: String) -> URL? {
+        guard let text = joined(base, endpoint, query: "") else { return base }
+        return URL(string: text)
+    }
+
+    /// The text of `join(base, endpoint)` with `extraQuery` (already percent-encoded, may be
+    /// empty) after the joined query; nil when the endpoint adds nothing and there is no extra
+    /// query (the base is the URL). One URL is made of it, not one per step: parsing a URL is
+    /// most of what building an API call's request costs.
+    private static func joined(_ base: URL, _ endpoint: String, query extraQuery: String) -> String? {
         let (endpointPath, endpointQuery, endpointFragment) = split(endpoint)
         let path = endpointPath.drop { $0 == "/" }
-        guard !path.isEmpty || endpointQuery != nil || endpointFragment != nil else { return base }
+        guard !path.isEmpty || endpointQuery != nil || endpointFragment != nil || !extraQuery.isEmpty else { return nil }
         var (text, query, fragment) = split(base.absoluteString)
         if !path.isEmpty {
             while text.hasSuffix("/") { text.removeLast() }
             text += "/" + path
         }
-        if let endpointQuery { query = query.map { $0 + "&" + endpointQuery } ?? endpointQuery }
+        for addition in [endpointQuery, extraQuery.isEmpty ? nil : extraQuery] {
+            if let addition { query = query.map { $0 + "&" + addition } ?? addition }
+        }
         if let endpointFragment { fragment = endpointFragment }
         if let query { text += "?" + query }
         if let fragment { text += "#" + fragment }
-        return URL(string: text)
+        return text
     }
 
     /// A URL's text split into what comes before its query, its query and its fragment.
+    /// Searched in UTF-8 code units: `#` and `?` are ASCII, and a search by `Character` would
+    /// segment the whole text into grapheme clusters first.
     private static func split(_ text: String) -> (path: String, query: String?, fragment: String?) {
         var rest = Substring(text)
         var fragment: String?
-        if let hash = rest.firstIndex(of: "#") {
-            fragment = String(rest[rest.index(after: hash)...])
+        if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) {
+            fragment = String(rest[rest.utf8.index(after: hash)...])
             rest = rest[..<hash]
         }
         var query: String?
-        if let mark = rest.firstIndex(of: "?") {
-            query = String(rest[rest.index(after: mark)...])
+        if let mark = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            query = String(rest[rest.utf8.index(after: mark)...])
             rest = rest[..<mark]
         }
         return (String(rest), query, fragment)

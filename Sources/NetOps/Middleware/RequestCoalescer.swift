@@ -171,7 +171,7 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
 
 /// A stage that writes context into each request's headers (a tracer's propagation fields):
 /// a `RequestCoalescer` leaves those fields out when it compares requests.
-package protocol ContextHeaderSource {
+package protocol ContextHeaderSource: Sendable {
     /// The header fields, lower case, the stage wrote into the requests so far.
     var contextHeaderNames: Set<String> { get }
 }

@@ -64,7 +64,8 @@ extension BaseOperation {
         return .success(
             PreparedTransfer(
                 request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain,
-                coalescer: frozen.coalescer, cache: frozen.cache, attempt: number,
+                coalescer: frozen.coalescer, cache: frozen.cache,
+                contextHeaderSources: frozen.contextHeaderSources, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
@@ -167,7 +168,7 @@ extension BaseOperation {
     /// answer it, join it to another or hand it to the engine.
     private static func startThroughStages(_ request: URLRequest, prepared: PreparedTransfer, events: any TransferEvents) -> any TransferHandle {
         var contextHeaders = Set<String>()
-        for case let source as any ContextHeaderSource in prepared.chain { contextHeaders.formUnion(source.contextHeaderNames) }
+        for source in prepared.contextHeaderSources { contextHeaders.formUnion(source.contextHeaderNames) }
         let engine = prepared.session.engine
         let body = prepared.body
         let coalescer = prepared.coalescer

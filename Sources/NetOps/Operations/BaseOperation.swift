@@ -92,6 +92,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let coalescer: RequestCoalescer?
         /// The chain's cache, when it has one (`HTTPCache`).
         let cache: HTTPCache?
+        /// The chain's stages that write context headers (when it has a cache or a coalescer).
+        let contextHeaderSources: [any ContextHeaderSource]
         let attempt: UInt64
         /// Requests sent before this one.
         let attemptsBefore: Int

@@ -99,11 +99,12 @@ final class CachedResponse: Sendable {
     /// Whether a conditional request can freshen it.
     var hasValidators: Bool { etag != nil || lastModified != nil }
 
-    /// The head it answers with, its `Age` field set to `age`.
-    func head(age: TimeInterval) -> ResponseHead {
+    /// The head it answers with, its `Age` field set to `age`; `requestURL` is the URL of the
+    /// request it answers (the stored one's text with nothing changed, so not parsed again).
+    func head(age: TimeInterval, requestURL: URL) -> ResponseHead {
         var fields = fields.filter { !$0.name.caseInsensitiveEquals("Age") }.map { (name: $0.name, value: $0.value) }
         fields.append((name: "Age", value: String(Int64(min(age, CacheControl.largestDelta).rounded(.down)))))
-        return ResponseHead(url: URL(string: url) ?? URL(fileURLWithPath: "/"), statusCode: status, httpVersion: httpVersion, fields: fields)
+        return ResponseHead(url: requestURL, statusCode: status, httpVersion: httpVersion, fields: fields)
     }
 
     /// This response freshened by a 304's fields (RFC 9111 §3.2: each field the 304 carries

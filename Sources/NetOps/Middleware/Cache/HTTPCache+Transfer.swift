@@ -33,7 +33,7 @@ extension HTTPCache {
         if let stored, stored.isFresh(for: requestControl, at: now) {
             count(.hit)
             events.transferDidUseCache(.hit, values: stored.derived)
-            CachingTransfer.deliver(stored, now: now, to: events)
+            CachingTransfer.deliver(stored, now: now, url: url, to: events)
             return AnsweredTransfer()
         }
         if requestControl.onlyIfCached {
@@ -145,9 +145,9 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
         events.transferDidUseCache(.miss, values: nil)
     }
 
-    /// Delivers `entry` as a whole response to `events`.
-    static func deliver(_ entry: CachedResponse, now: Date, to events: any TransferEvents) {
-        events.transferDidReceive(head: entry.head(age: entry.age(at: now)))
+    /// Delivers `entry` as a whole response to `events`, the answer to a request for `url`.
+    static func deliver(_ entry: CachedResponse, now: Date, url: URL, to events: any TransferEvents) {
+        events.transferDidReceive(head: entry.head(age: entry.age(at: now), requestURL: url))
         if !entry.body.isEmpty { events.transferDidReceive(data: entry.body) }
         events.transferDidComplete(failure: nil)
     }
@@ -234,7 +234,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
             cache.store(entry)
             cache.count(.revalidated)
             events.transferDidUseCache(.revalidated, values: entry.derived)
-            Self.deliver(entry, now: Date(), to: events)
+            Self.deliver(entry, now: Date(), url: request.url ?? URL(fileURLWithPath: "/"), to: events)
         case .mismatched:
             guard failure == nil, !cancelled else {
                 events.transferDidComplete(failure: failure ?? .cancelled)

@@ -209,7 +209,8 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
     /// The URL as a key: without its fragment.
     static func key(_ url: URL) -> String {
         let text = url.absoluteString
-        guard let hash = text.firstIndex(of: "#") else { return text }
+        // By UTF-8 code unit: a search by `Character` segments the whole URL into graphemes.
+        guard let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return text }
         return String(text[..<hash])
     }
 
