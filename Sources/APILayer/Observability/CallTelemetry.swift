@@ -36,6 +36,10 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The reports of the API's calls not made yet.
     private let backlog: ReportBacklog
 
+    /// Nothing would record what the call reports (see `reporter`): its stages then keep no
+    /// state and make no span, event or attribute; the call keeps its request ID.
+    var isSilent: Bool { reporter == nil }
+
     private struct State {
         var call: (any Span)?
         var claimed = false
@@ -114,6 +118,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     // MARK: NetworkMiddleware
 
     func operationWillStart(_ operation: BaseOperation) {
+        guard !isSilent else { return }
         let claimed = state.withLock { state -> Bool in
             guard !state.claimed, !state.ended else { return false }
             state.claimed = true
@@ -140,6 +145,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The innermost of the call's stages: the request is about to go as it is now, so the
     /// attempt's span starts here and its context goes into the request's headers.
     func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+        guard !isSilent else { return .proceed }
         request = willSend(request, attempt: context.attempt)
         return .proceed
     }
@@ -147,6 +153,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The first to judge: records the attempt as the transfer left it (the error classified by
     /// connectivity), whatever the stages after decide.
     func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+        guard !isSilent else { return }
         let error: NetOpsError? = if case let .fail(failure) = verdict { failure as? NetOpsError ?? outcome.error } else { outcome.error }
         didFinish(
             AttemptReport(
@@ -155,6 +162,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        guard !isSilent else { return }
         didPark()
     }
 
@@ -264,6 +272,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
 
     /// The pipeline judged the response: the stages it passed, and the one it failed at.
     func pipelineChecked(passed stages: [PipelineStage], failedStage: String?) {
+        guard !isSilent else { return }
         let call = state.withLock { $0.call }
         var attributes: SpanAttributes = [:]
         if let failedStage { attributes[SpanAttributeKey.stage] = failedStage }
@@ -276,6 +285,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The call ended with `failure` (nil: success). Called once, after the operation's result
     /// was fixed.
     func finish(failure: APIError?, operationError: NetOpsError?) {
+        guard !isSilent else { return }
         let endedAt = Self.now()
         let instant = DefaultTracerClock.now
         struct Taken: Sendable {

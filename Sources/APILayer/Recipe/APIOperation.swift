@@ -77,6 +77,8 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     /// Reports the call through `telemetry` from now on.
     func observe(with telemetry: CallTelemetry) {
         self.telemetry.withLock { $0 = telemetry }
+        // A silent call (nothing records its reports) keeps its request ID and nothing else.
+        guard !telemetry.isSilent else { return }
         use(telemetry)
         (self as BaseOperation).onCompletion { operation in
             guard let operation = operation as? APIOperation<Model> else { return }
