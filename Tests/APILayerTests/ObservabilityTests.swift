@@ -210,6 +210,34 @@ struct ObservabilityTests {
         #expect(observed.metrics.counters(label: "apilayer.failures").isEmpty)
     }
 
+    /// A call that nothing observes (the no-op metrics backend and tracer, a logger above
+    /// `debug`) keeps its request ID, and its telemetry joins no chain and writes no line; the
+    /// same call with a logger at `debug` has its telemetry as a stage.
+    @Test func aCallNothingObservesKeepsItsRequestIDAndNoStage() async throws {
+        let server = try await TestServer.get()
+        func isTelemetry(_ stage: any NetworkMiddleware) -> Bool { String(describing: type(of: stage)) == "CallTelemetry" }
+        for level in [Logger.Level.info, .debug] {
+            let capture = LogCapture()
+            var logger = capture.logger()
+            logger.logLevel = level
+            let scope = APIScope(
+                name: "quiet",
+                configuration: APIScope.Configuration(
+                    baseURL: server.baseURL, session: TestEngine.nio.session, logger: logger,
+                    metricsFactory: NOOPMetricsHandler.instance, tracer: NoOpTracer()))
+            let operation = APIManager.withDefaultAPI(scope) { APIManager.operation(ObservedAPI.echo, as: Seen.self) }
+            #expect(operation.requestID != nil)
+            #expect(operation.middleware.contains(where: isTelemetry) == (level == .debug), "logger at \(level)")
+            _ = try await operation.run()
+            await operation.telemetryReported()
+            if level == .info {
+                #expect(capture.count == 0, "\(capture.text)")
+            } else {
+                #expect(capture.text.contains(operation.requestID ?? "no ID"))
+            }
+        }
+    }
+
     /// Debug lines for each request and response, with the call's request ID, and no token in
     /// any line, description or command.
     @Test func requestLogsCarryAnIDAndNoToken() async throws {

@@ -36,8 +36,9 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The reports of the API's calls not made yet.
     private let backlog: ReportBacklog
 
-    /// Nothing would record what the call reports (see `reporter`): its stages then keep no
-    /// state and make no span, event or attribute; the call keeps its request ID.
+    /// Nothing would record what the call reports (see `reporter`). A silent call's telemetry
+    /// joins no chain and hears of no end (`APIOperation.observe(with:)`); the call keeps its
+    /// request ID, and `pipelineChecked` makes no events.
     var isSilent: Bool { reporter == nil }
 
     private struct State {
@@ -118,7 +119,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     // MARK: NetworkMiddleware
 
     func operationWillStart(_ operation: BaseOperation) {
-        guard !isSilent else { return }
         let claimed = state.withLock { state -> Bool in
             guard !state.claimed, !state.ended else { return false }
             state.claimed = true
@@ -145,7 +145,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The innermost of the call's stages: the request is about to go as it is now, so the
     /// attempt's span starts here and its context goes into the request's headers.
     func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
-        guard !isSilent else { return .proceed }
         request = willSend(request, attempt: context.attempt)
         return .proceed
     }
@@ -153,7 +152,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The first to judge: records the attempt as the transfer left it (the error classified by
     /// connectivity), whatever the stages after decide.
     func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
-        guard !isSilent else { return }
         let error: NetOpsError? = if case let .fail(failure) = verdict { failure as? NetOpsError ?? outcome.error } else { outcome.error }
         didFinish(
             AttemptReport(
@@ -162,7 +160,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
-        guard !isSilent else { return }
         didPark()
     }
 
@@ -285,7 +282,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The call ended with `failure` (nil: success). Called once, after the operation's result
     /// was fixed.
     func finish(failure: APIError?, operationError: NetOpsError?) {
-        guard !isSilent else { return }
         let endedAt = Self.now()
         let instant = DefaultTracerClock.now
         struct Taken: Sendable {

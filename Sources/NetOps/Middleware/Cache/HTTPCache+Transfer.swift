@@ -51,7 +51,7 @@ extension HTTPCache {
             revalidating = stored
         }
         let transfer = CachingTransfer(
-            cache: self, request: request, key: key, partition: partition, revalidating: revalidating, events: events, next: next)
+            cache: self, request: request, url: url, key: key, partition: partition, revalidating: revalidating, events: events, next: next)
         if revalidating == nil { transfer.reportMiss() }
         transfer.begin(sent)
         return transfer
@@ -109,6 +109,8 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
 
     private let cache: HTTPCache
     private let request: URLRequest
+    /// The request's URL (a request without one never reaches the cache).
+    private let url: URL
     private let key: String
     private let partition: String
     private let revalidating: CachedResponse?
@@ -117,11 +119,12 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
     private let state = Locked(State())
 
     init(
-        cache: HTTPCache, request: URLRequest, key: String, partition: String, revalidating: CachedResponse?, events: any TransferEvents,
-        next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+        cache: HTTPCache, request: URLRequest, url: URL, key: String, partition: String, revalidating: CachedResponse?,
+        events: any TransferEvents, next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
     ) {
         self.cache = cache
         self.request = request
+        self.url = url
         self.key = key
         self.partition = partition
         self.revalidating = revalidating
@@ -234,13 +237,13 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
             cache.store(entry)
             cache.count(.revalidated)
             events.transferDidUseCache(.revalidated, values: entry.derived)
-            Self.deliver(entry, now: Date(), url: request.url ?? URL(fileURLWithPath: "/"), to: events)
+            Self.deliver(entry, now: Date(), url: url, to: events)
         case .mismatched:
             guard failure == nil, !cancelled else {
                 events.transferDidComplete(failure: failure ?? .cancelled)
                 return
             }
-            let again = CachingTransfer(cache: cache, request: request, key: key, partition: partition, revalidating: nil, events: events, next: next)
+            let again = CachingTransfer(cache: cache, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
             again.reportMiss()
             state.withLock { $0.phase = .ended }
             again.begin(request)
