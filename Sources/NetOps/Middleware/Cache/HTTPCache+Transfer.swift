@@ -243,7 +243,8 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
                 events.transferDidComplete(failure: failure ?? .cancelled)
                 return
             }
-            let again = CachingTransfer(cache: cache, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
+            let again = CachingTransfer(
+                cache: cache, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
             again.reportMiss()
             state.withLock { $0.phase = .ended }
             again.begin(request)
