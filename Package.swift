@@ -52,7 +52,12 @@ let package = Package(
     targets: [
         .target(
             name: "NetOps",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                // TLSSettings reads and checks certificates and keys with it, once, where they are
+                // configured; the NIO engine uses its configuration as it is.
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

@@ -19,8 +19,17 @@ import FoundationNetworking
 /// progress in order, on that loop) and its completion from a dispatch queue of its own, so there
 /// is no queue every transfer of the process must pass through.
 final class NIOEngine: TransferEngine {
-    /// The client every transfer of this engine runs in.
+    /// The client transfers run in: it offers HTTP/2 over TLS when the configuration allows it.
     let client: HTTPClient
+    /// The client of transfers kept on HTTP/1.1 while `client` offers HTTP/2, made the first
+    /// time one runs.
+    private let http1Client = NIOLockedValueBox<HTTPClient?>(nil)
+    /// Whether `client` offers HTTP/2.
+    private let offersHTTP2: Bool
+    /// The settings `client` was made with, for the HTTP/1.1 client.
+    private let settings: HTTPClient.Configuration
+    /// The session's TLS settings: a transfer with these needs no TLS configuration of its own.
+    private let tls: TLSSettings
     private let logger: Logger
     private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
     private let decompressionRatio: Int
@@ -28,6 +37,8 @@ final class NIOEngine: TransferEngine {
     private let followsRedirects: Bool
     let maximumRedirects: Int
     private let shutDown = NIOLockedValueBox(false)
+    /// The unverifying TLS settings transfers used so far: each is warned of once.
+    private let insecureSettingsSeen = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
     /// An engine with its own client made from `configuration`.
     init(configuration: NIOEngineConfiguration) {
@@ -35,28 +46,31 @@ final class NIOEngine: TransferEngine {
         var pool = HTTPClient.Configuration.ConnectionPool()
         pool.concurrentHTTP1ConnectionsPerHostSoftLimit = configuration.maximumConnectionsPerHost
         pool.idleTimeout = .nanoseconds(Int64(configuration.idleConnectionTimeout * 1e9))
-        // A refused connection fails at once, as with URLSession, instead of being retried
-        // until the connect timeout.
-        pool.retryConnectionEstablishment = false
+        pool.retryConnectionEstablishment = configuration.retriesConnectionEstablishment
+        pool.preWarmedHTTP1ConnectionCount = max(0, configuration.preWarmedConnectionsPerHost)
         settings.connectionPool = pool
+        settings.maximumUsesPerConnection = configuration.maximumUsesPerConnection.map { max(1, $0) }
+        settings.dnsOverride = configuration.dnsOverride
+        if configuration.randomizesResolution { settings.dnsResolver = .randomized }
         settings.timeout = HTTPClient.Configuration.Timeout(
             connect: .nanoseconds(Int64(configuration.connectTimeout * 1e9)), read: nil)
         // The engine follows redirects itself (`NIOTransferDelegate`), as the URLSession engine
         // does: AsyncHTTPClient would strip only `Authorization`, not the other headers an API
         // declares secret, and has no hook to tell it which.
         settings.redirectConfiguration = .disallow
-        settings.httpVersion = .http1Only
+        // HTTP/2 is negotiated by ALPN on TLS connections only; cleartext stays HTTP/1.1.
+        settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
         // The engine offers gzip and deflate in `Accept-Encoding` when a request names none, and
         // its delegate decodes them (`BodyInflater`) and refuses any other coding; AsyncHTTPClient's
         // own decompression would put a handler into every connection that every request pays.
         settings.decompression = .disabled
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if configuration.insecureSkipCertificateVerification {
-            tls.certificateVerification = .none
+        let tls = configuration.insecureSkipCertificateVerification ? TLSSettings.insecureWithoutVerification() : configuration.tls
+        if !tls.verifiesCertificates {
             configuration.logger.warning(
                 "NetOpsNIO: TLS certificate verification is OFF (insecureSkipCertificateVerification); use only against test servers")
         }
-        settings.tlsConfiguration = tls
+        settings.tlsConfiguration = tls.configuration
+        self.tls = tls
         if !configuration.makesClientSpans {
             // Operations and APILayer report their own spans; AsyncHTTPClient's would duplicate
             // them, and cost a no-op span's work per request when no tracer is bootstrapped.
@@ -67,6 +81,8 @@ final class NIOEngine: TransferEngine {
         self.maximumRedirects = configuration.maximumRedirects
         self.completionDelivery = configuration.completionDelivery
         self.decompressionRatio = configuration.decompressionRatioLimit
+        self.offersHTTP2 = configuration.allowsHTTP2
+        self.settings = settings
         self.client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
             configuration: settings,
@@ -78,17 +94,46 @@ final class NIOEngine: TransferEngine {
         // builds when a running client is deallocated).
         if !shutDown.withLockedValue({ $0 }) {
             client.shutdown { _ in }
+            http1Client.withLockedValue { $0 }?.shutdown { _ in }
         }
     }
 
-    /// Closes every connection and shuts the client down; later transfers fail at once.
+    /// Closes every connection and shuts the clients down; later transfers fail at once.
     func shutdown() async throws {
         let first = shutDown.withLockedValue { done -> Bool in
             defer { done = true }
             return !done
         }
         guard first else { return }
+        // Set after the flag: no HTTP/1.1 client is made once the flag shows (`client(for:)`).
+        let http1 = http1Client.withLockedValue { $0 }
         try await client.shutdown()
+        do {
+            try await http1?.shutdown()
+        } catch let error as HTTPClientError where error == .alreadyShutdown {
+            // The transfer that made it saw the flag and shut it down itself.
+        }
+    }
+
+    /// The client for a transfer that allows HTTP/2 or not.
+    private func client(allowingHTTP2: Bool) -> HTTPClient {
+        guard offersHTTP2, !allowingHTTP2 else { return client }
+        if let made = http1Client.withLockedValue({ $0 }) { return made }
+        var settings = settings
+        settings.httpVersion = .http1Only
+        // Made outside the lock; a client made by a transfer that lost the race is shut down.
+        let made = HTTPClient(
+            eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: settings,
+            backgroundActivityLogger: logger)
+        let (chosen, spare) = http1Client.withLockedValue { slot -> (HTTPClient, HTTPClient?) in
+            if let existing = slot { return (existing, made) }
+            slot = made
+            return (made, nil)
+        }
+        spare?.shutdown { _ in }
+        // A shutdown that read the slot before this transfer filled it would leave it running.
+        if spare == nil, shutDown.withLockedValue({ $0 }) { chosen.shutdown { _ in } }
+        return chosen
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
@@ -108,8 +153,9 @@ final class NIOEngine: TransferEngine {
             return
         }
         let built: HTTPClient.Request
+        let transport = events.transport
         do {
-            built = try Self.makeRequest(request, body: body, delegate: delegate)
+            built = try Self.makeRequest(request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport))
         } catch {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
             return
@@ -118,7 +164,8 @@ final class NIOEngine: TransferEngine {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
             return
         }
-        let task = client.execute(request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
+        let task = client(allowingHTTP2: transport.allowsHTTP2).execute(
+            request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
         // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.
@@ -128,8 +175,23 @@ final class NIOEngine: TransferEngine {
         if !handle.attach(task) { task.cancel() }
     }
 
-    /// Translates a `URLRequest` and a NetOps body into AsyncHTTPClient's request.
-    static func makeRequest(_ request: URLRequest, body: TransferBody, delegate: NIOTransferDelegate) throws -> HTTPClient.Request {
+    /// The TLS configuration a transfer asking for `transport` needs of its own; nil when the
+    /// session's serves (AsyncHTTPClient then pools its connections with the session's).
+    private func tlsConfiguration(for transport: TransportChoice) -> TLSConfiguration? {
+        guard let own = transport.tls, !own.isIdentical(to: tls) else { return nil }
+        if !own.verifiesCertificates, insecureSettingsSeen.withLockedValue({ $0.insert(own.identity).inserted }) {
+            logger.warning(
+                "NetOpsNIO: transfers run with TLS certificate verification OFF (TLSSettings.insecureWithoutVerification); use only against test servers"
+            )
+        }
+        return own.configuration
+    }
+
+    /// Translates a `URLRequest` and a NetOps body into AsyncHTTPClient's request, with TLS
+    /// settings of its own when `tls` is given.
+    static func makeRequest(
+        _ request: URLRequest, body: TransferBody, delegate: NIOTransferDelegate, tls: TLSConfiguration? = nil
+    ) throws -> HTTPClient.Request {
         guard let url = request.url else { throw HTTPClientError.invalidURL }
         var headers = HTTPHeaders()
         var namesCodings = false
@@ -158,7 +220,7 @@ final class NIOEngine: TransferEngine {
             delegate.expectUpload(size)
             payload = NIOFileBody.stream(fileURL, size: size)
         }
-        return try HTTPClient.Request(url: url, method: method, headers: headers, body: payload)
+        return try HTTPClient.Request(url: url, method: method, headers: headers, body: payload, tlsConfiguration: tls)
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NetOps
 
 /// The settings of a NetOps session that runs on SwiftNIO (AsyncHTTPClient).
 ///
@@ -38,10 +39,35 @@ public struct NIOEngineConfiguration: Sendable {
     /// coding the engine cannot decode (brotli, zstd, …) instead of reaching the operation
     /// still encoded.
     public var decompressionRatioLimit: Int
-    /// Turns TLS certificate verification **off** when true. For test servers only.
+    /// Turns TLS certificate verification **off** when true: neither the chain nor the host name
+    /// is checked. For test servers only; the same as `tls = .insecureWithoutVerification()`.
     ///
     /// A session made with it logs a warning through `logger` once, when it is made.
     public var insecureSkipCertificateVerification: Bool
+    /// The TLS settings of the session's requests (trust roots, client certificate, oldest
+    /// version); an operation or API scope with settings of its own uses those instead, on
+    /// connections of their own. Default: `TLSSettings.standard`.
+    public var tls: TLSSettings = .standard
+    /// Whether HTTP/2 is offered by ALPN on TLS connections (default true); cleartext
+    /// connections stay HTTP/1.1. An operation or scope can keep its own requests on HTTP/1.1
+    /// (`BaseOperation.allowsHTTP2`), not turn HTTP/2 on where this is false.
+    public var allowsHTTP2 = true
+    /// Whether a connection that cannot be made is tried again, with a growing pause, until
+    /// `connectTimeout` (default true, as AsyncHTTPClient recommends: connection establishment
+    /// is flaky at scale). False fails a refused connection at once, as the URLSession engine does.
+    public var retriesConnectionEstablishment = true
+    /// Idle HTTP/1.1 connections the pool keeps ready per host beyond those in use, opened one
+    /// at a time once a first connection to the host exists (default 0).
+    public var preWarmedConnectionsPerHost = 0
+    /// How many requests one connection serves before it is replaced by a new one; nil (the
+    /// default): no limit. Values below 1 are taken as 1.
+    public var maximumUsesPerConnection: Int?
+    /// Host names to connect to instead of the ones requested, whose certificates are still
+    /// verified for the name requested: `["api.example.com": "10.0.0.7"]`.
+    public var dnsOverride: [String: String] = [:]
+    /// Whether the addresses a name resolves to are tried in random order instead of the
+    /// system's (spreads connections over the A/AAAA records of a headless service). Default false.
+    public var randomizesResolution = false
     /// Where the engine reports warnings (and AsyncHTTPClient its background activity).
     public var logger: Logger
     /// Whether AsyncHTTPClient starts a span of its own for every HTTP request (default false).

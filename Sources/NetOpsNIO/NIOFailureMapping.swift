@@ -30,8 +30,8 @@ package enum NIOFailureMapping {
         if error is ChannelError || error is HTTPParserError {
             return .connectionLost(reason)
         }
-        if error is NIOSSLError {
-            return connected ? .connectionLost(reason) : .cannotConnect(reason)
+        if let tls = NIOTLSFailure.reason(for: error) {
+            return .tls(tls)
         }
         if let cocoa = error as? CocoaError, cocoa.isFileError {
             return .file(reason)

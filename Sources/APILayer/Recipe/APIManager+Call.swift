@@ -7,6 +7,14 @@ import FoundationNetworking
 #endif
 
 extension APIManager {
+    /// Why the calls of an API configured so cannot go: TLS settings its session's engine
+    /// cannot apply.
+    static func transportRefusal(_ configuration: APIScope.Configuration) -> String? {
+        guard let tls = configuration.tls else { return nil }
+        let session = configuration.session ?? NetworkSession.shared
+        return session.refusal(of: TransportChoice(tls: tls, allowsHTTP2: configuration.allowsHTTP2))
+    }
+
     /// The unstarted operation that calls `method` and makes `Model` of its answer.
     ///
     /// The operation carries the whole pipeline: the request is built now (path placeholders
@@ -87,6 +95,9 @@ extension APIManager {
         }
         var preflight: APIError?
         var stubEngine: StubEngine?
+        if stubDelay == nil, let refusal = transportRefusal(configuration) {
+            return APIOperation(failing: APIError(.construction(refusal), method: method.rawValue), pipeline: pipeline)
+        }
         if let stubDelay {
             // The stub answers with a status the method accepts (200 where it does), and with no
             // body for a method that has no template and answers nothing.

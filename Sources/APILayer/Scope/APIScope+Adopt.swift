@@ -35,6 +35,8 @@ extension APIScope.Snapshot {
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
         operation.maximumResponseBodyBytes = keepsBodyInMemory ? configuration.maximumResponseBytes : nil
         operation.totalTimeout = configuration.totalTimeout
+        if let tls = configuration.tls { operation.tlsSettings = tls }
+        if !configuration.allowsHTTP2 { operation.allowsHTTP2 = false }
         operation.cookieJar = cookieJar
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }

@@ -155,6 +155,17 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// (`apilayer.cache`).
         public var cache: HTTPCache?
 
+        /// The TLS settings of the API's calls (a private CA, a client certificate for mutual
+        /// TLS, the oldest version accepted), or nil (the default): the session's. Made once
+        /// with `try TLSSettings(…)`, which reads and checks the files then. Only the SwiftNIO
+        /// engine can use settings other than `TLSSettings.standard`: on a URLSession session
+        /// each call fails at `construction`, naming the engine that can.
+        public var tls: TLSSettings?
+
+        /// Whether the API's calls may use HTTP/2 where the server offers it over TLS (default
+        /// true; see `BaseOperation.allowsHTTP2`). False keeps them on HTTP/1.1 connections.
+        public var allowsHTTP2 = true
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,

@@ -201,6 +201,7 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
 
     /// The redirect rules of the operation the download belongs to, for each segment's request.
     var redirectRules: RedirectRules { events.redirectRules }
+    var transport: TransportChoice { events.transport }
 
     /// How many requests the download sent so far, and how often it started over (for tests).
     var counts: (requests: Int, restarts: Int) {
@@ -229,6 +230,7 @@ private final class SegmentEvents: TransferEvents, @unchecked Sendable {
     func transferDidSend(sent: Int64, expected: Int64?) {}
 
     var redirectRules: RedirectRules { download.redirectRules }
+    var transport: TransportChoice { download.transport }
 
     func transferDidComplete(failure: TransferFailure?) {
         download.segment(number, didCompleteWith: failure)

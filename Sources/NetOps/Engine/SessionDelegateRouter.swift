@@ -333,6 +333,14 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         "transfer closed with", "chunked-encoding", "Content-Length", "Empty reply from server", "Weird server reply",
         "Recv failure", "Received HTTP/0.9", "Unsupported HTTP version", "Header without colon",
     ]
+    /// libcurl's texts for a failed TLS handshake or certificate check, when FoundationNetworking
+    /// passes them on without a TLS code.
+    private static let curlTLSFailures = ["SSL certificate", "SSL peer", "SSL connect error", "SSL: ", "OpenSSL", "TLS "]
+    /// FoundationNetworking's codes for a failed TLS handshake or certificate check.
+    private static let tlsCodes: Set<URLError.Code> = [
+        .secureConnectionFailed, .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+    ]
     /// libcurl's texts for a body it could not decode.
     private static let curlDecodingFailures = ["content unencoding", "Unrecognized content encoding"]
 
@@ -343,6 +351,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
             return .other(code: nsError.code, reason: nsError.localizedDescription)
         }
         let reason = urlError.localizedDescription
+        if tlsCodes.contains(urlError.code) { return .tls(reason) }
         switch urlError.code {
         case .cancelled: return .cancelled
         case .timedOut: return .timedOut
@@ -356,6 +365,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         default:
             // FoundationNetworking reports some of libcurl's connect failures (no route, the
             // network down) as `.unknown`, with curl's own text.
+            if curlTLSFailures.contains(where: { reason.contains($0) }) { return .tls(reason) }
             if curlConnectFailures.contains(where: { reason.contains($0) }) { return .cannotConnect(reason) }
             if curlDecodingFailures.contains(where: { reason.contains($0) }) { return ContentDecoding.corrupt(reason) }
             if curlFramingFailures.contains(where: { reason.contains($0) }) { return .connectionLost(reason) }

@@ -16,6 +16,15 @@ package protocol TransferEngine: Sendable {
     /// then exactly one `transferDidComplete`. After `cancel()` on the returned handle the
     /// engine still reports `transferDidComplete` (with `.cancelled`).
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle
+
+    /// Why the engine cannot run transfers that ask for `transport` (TLS settings it has no way
+    /// to apply), naming the engine that can; nil when it can.
+    func refusal(of transport: TransportChoice) -> String?
+}
+
+extension TransferEngine {
+    /// Every choice can be honoured unless an engine says otherwise.
+    package func refusal(of transport: TransportChoice) -> String? { nil }
 }
 
 /// Where a request's body comes from.
@@ -43,6 +52,8 @@ package protocol TransferEvents: AnyObject, Sendable {
     var bodyGoesToFile: Bool { get }
     /// What the transfer's redirects may do and carry (`RedirectPolicy`).
     var redirectRules: RedirectRules { get }
+    /// The transfer's own TLS settings and HTTP/2 switch (`TransportChoice`).
+    var transport: TransportChoice { get }
     /// True when the end of the transfer may be delivered on the thread it arrived on: nobody
     /// who may block (a completion closure, a delegate) listens. Read once, when it ends.
     var completesInPlace: Bool { get }
@@ -60,6 +71,8 @@ extension TransferEvents {
     package var bodyGoesToFile: Bool { false }
     /// Redirects are followed with the standard credentials stripped unless a handler says otherwise.
     package var redirectRules: RedirectRules { .standard }
+    /// The session's TLS settings, HTTP/2 allowed, unless a handler says otherwise.
+    package var transport: TransportChoice { .standard }
     /// The end is handed off unless a handler says otherwise.
     package var completesInPlace: Bool { false }
     /// Nobody listens.
@@ -91,6 +104,8 @@ package enum TransferFailure: Error, Sendable, Equatable {
     case cannotConnect(String)
     /// The connection broke mid-transfer.
     case connectionLost(String)
+    /// The TLS handshake failed, or the transfer's TLS settings are more than the engine can use.
+    case tls(String)
     /// The engine does not support the URL.
     case unsupportedURL(String)
     /// A local file (upload body) could not be read.

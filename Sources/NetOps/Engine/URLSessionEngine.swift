@@ -66,6 +66,10 @@ final class URLSessionEngine: TransferEngine {
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
+        if let refusal = refusal(of: operationEvents.transport) {
+            callbackQueue.async { events.transferDidComplete(failure: .tls(refusal)) }
+            return NoTransferHandle()
+        }
         let task: URLSessionTask
         switch body {
         case .none:
@@ -99,6 +103,20 @@ final class URLSessionEngine: TransferEngine {
         router.register(task, events: events, body: body, handle: handle)
         task.resume()
         return handle
+    }
+
+    /// Why this engine cannot run a transfer that asks for `transport`, or nil when it can.
+    ///
+    /// FoundationNetworking on Linux gives a URLSession no trust roots, client certificate,
+    /// TLS version or verification switch of its own (its `URLSessionConfiguration` has no such
+    /// property, and its authentication challenges never carry a server trust): libcurl reads
+    /// the system's store and verifies as it was built to. Settings other than
+    /// `TLSSettings.standard` are refused rather than ignored.
+    func refusal(of transport: TransportChoice) -> String? {
+        guard let tls = transport.tls, !tls.isStandard else { return nil }
+        return "the URLSession engine cannot use these TLS settings (\(tls)): FoundationNetworking on Linux has no per-session "
+            + "trust roots, client certificates, TLS version or verification switch; run this API on the SwiftNIO engine "
+            + "(NetworkSession.nio)"
     }
 
     /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl
@@ -155,6 +173,7 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
     var redirectRules: RedirectRules { events.redirectRules }
+    var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
 }
 

@@ -17,6 +17,11 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case offline(reason: String)
         /// The connection broke before the response was complete.
         case connectionLost(reason: String)
+        /// The TLS handshake failed: the server's certificate is not trusted, expired or names
+        /// another host, the server asked for a client certificate or refused the one sent, no
+        /// protocol version both accept, or the operation's `TLSSettings` are more than its engine
+        /// can use. The reason is the TLS library's own text, without build paths.
+        case tls(reason: String)
         /// The response body ended before its announced length.
         case truncatedBody(expected: Int64, received: Int64)
         /// Any other transport failure, with the engine's code and text.
@@ -115,6 +120,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cannotConnect(reason): return "cannot connect\(target): \(reason)"
         case let .offline(reason): return "offline, cannot connect\(target): \(reason)"
         case let .connectionLost(reason): return "connection lost\(target): \(reason)"
+        case let .tls(reason): return "TLS failure\(target): \(reason)"
         case let .truncatedBody(expected, received):
             return "response body truncated\(target): \(received) of \(expected) bytes arrived"
         case let .transport(code, reason): return "transport error \(code)\(target): \(reason)"
@@ -150,6 +156,7 @@ extension NetOpsError.Kind {
         case .cannotConnect: return "cannotConnect"
         case .offline: return "offline"
         case .connectionLost: return "connectionLost"
+        case .tls: return "tls"
         case .truncatedBody: return "truncatedBody"
         case .transport: return "transport"
         case .httpStatus: return "httpStatus"

@@ -73,6 +73,10 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         let followsRedirects: Bool
         let cookieJar: ObjectIdentifier?
         let toFile: Bool
+        /// The transfer's own TLS settings (by identity) and HTTP/2 switch: requests that would
+        /// not share a connection do not share a transfer.
+        let tls: ObjectIdentifier?
+        let allowsHTTP2: Bool
     }
 
     private struct State {
@@ -126,7 +130,7 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
                 continue
             }
             let opened = SharedTransfer(
-                redirectRules: events.redirectRules, bodyGoesToFile: events.bodyGoesToFile,
+                redirectRules: events.redirectRules, transport: events.transport, bodyGoesToFile: events.bodyGoesToFile,
                 maximumBacklogBytes: configuration.maximumBacklogBytes
             ) { [weak self] closed in
                 self?.forget(closed, key: key)
@@ -165,7 +169,8 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         let rules = events.redirectRules
         return Key(
             method: method, url: url.absoluteString, headers: headers, followsRedirects: rules.follows,
-            cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: events.bodyGoesToFile)
+            cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: events.bodyGoesToFile,
+            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2)
     }
 }
 

@@ -47,6 +47,7 @@ final class SharedTransfer: TransferEvents, Sendable {
     }
 
     let redirectRules: RedirectRules
+    let transport: TransportChoice
     let bodyGoesToFile: Bool
     private let maximumBacklogBytes: Int
     private let state = Locked(State())
@@ -54,9 +55,11 @@ final class SharedTransfer: TransferEvents, Sendable {
     private let onClosed: @Sendable (SharedTransfer) -> Void
 
     init(
-        redirectRules: RedirectRules, bodyGoesToFile: Bool, maximumBacklogBytes: Int, onClosed: @escaping @Sendable (SharedTransfer) -> Void
+        redirectRules: RedirectRules, transport: TransportChoice, bodyGoesToFile: Bool, maximumBacklogBytes: Int,
+        onClosed: @escaping @Sendable (SharedTransfer) -> Void
     ) {
         self.redirectRules = redirectRules
+        self.transport = transport
         self.bodyGoesToFile = bodyGoesToFile
         self.maximumBacklogBytes = maximumBacklogBytes
         self.onClosed = onClosed

@@ -104,6 +104,8 @@ extension BaseOperation {
         var totalTimeout: TimeInterval?
         var maximumResponseBodyBytes: Int64? = BaseOperation.defaultMaximumResponseBodyBytes
         var followsRedirects = true
+        /// The operation's own TLS settings and HTTP/2 switch.
+        var transport = TransportChoice.standard
         var cookieJar: CookieJar?
         var timeLimitBetweenRuns: TimeInterval = 0
         var runLimitKey: String?

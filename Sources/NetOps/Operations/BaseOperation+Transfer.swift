@@ -63,7 +63,8 @@ extension BaseOperation {
             follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
         return .success(
             PreparedTransfer(
-                request: attemptRequest, rules: rules, body: storage.body, session: frozen.session, chain: frozen.chain,
+                request: attemptRequest, rules: rules, transport: storage.settings.transport, body: storage.body, session: frozen.session,
+                chain: frozen.chain,
                 coalescer: frozen.coalescer, cache: frozen.cache,
                 contextHeaderSources: frozen.contextHeaderSources, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
@@ -149,7 +150,7 @@ extension BaseOperation {
             return true
         }
         guard current else { return }
-        let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules)
+        let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules, transport: prepared.transport)
         let handle: any TransferHandle
         if prepared.coalescer != nil || prepared.cache != nil {
             handle = Self.startThroughStages(request, prepared: prepared, events: events)
@@ -434,6 +435,8 @@ extension BaseOperation {
                 return NetOpsError(.truncatedBody(expected: total, received: sink.bytesKept), url: url)
             }
             return NetOpsError(.connectionLost(reason: reason), url: url)
+        case let .tls(reason):
+            return NetOpsError(.tls(reason: reason), url: url)
         case .unsupportedURL:
             return NetOpsError(.unsupportedScheme(url?.scheme ?? ""), url: url)
         case let .file(reason):
@@ -464,11 +467,13 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     let operation: BaseOperation
     let attempt: UInt64
     let redirectRules: RedirectRules
+    let transport: TransportChoice
 
-    init(operation: BaseOperation, attempt: UInt64, rules: RedirectRules = .standard) {
+    init(operation: BaseOperation, attempt: UInt64, rules: RedirectRules = .standard, transport: TransportChoice = .standard) {
         self.operation = operation
         self.attempt = attempt
         self.redirectRules = rules
+        self.transport = transport
     }
 
     func transferDidReceive(head: ResponseHead) {

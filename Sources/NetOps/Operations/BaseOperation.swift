@@ -85,6 +85,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let request: URLRequest
         /// What the engine does on a redirect (and the cookies it keeps).
         let rules: RedirectRules
+        /// The operation's TLS settings and HTTP/2 switch.
+        let transport: TransportChoice
         let body: TransferBody
         let session: NetworkSession
         let chain: [any NetworkMiddleware]

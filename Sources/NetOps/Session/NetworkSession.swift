@@ -62,6 +62,12 @@ public final class NetworkSession: Sendable {
         self.options = options
     }
 
+    /// Why the session's engine cannot run transfers asking for `transport` (TLS settings it
+    /// cannot apply), naming the engine that can; nil when it can.
+    package func refusal(of transport: TransportChoice) -> String? {
+        engine.refusal(of: transport)
+    }
+
     /// The configuration of sessions made without one: URLSession's defaults, with no response
     /// cache (operations see every response), no cookie storage (cookies are an operation's
     /// `cookieJar`; the engine never uses `HTTPCookieStorage`, whatever a configuration says) and

@@ -260,6 +260,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
     var redirectRules: RedirectRules { events.redirectRules }
+    var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
 
     func transferWillShare() {
@@ -310,6 +311,7 @@ private final class InvalidatingEvents: TransferEvents, Sendable {
     func transferDidComplete(failure: TransferFailure?) { events.transferDidComplete(failure: failure) }
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
     var redirectRules: RedirectRules { events.redirectRules }
+    var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
     func transferWillShare() { events.transferWillShare() }
 }

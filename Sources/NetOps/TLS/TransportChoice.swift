@@ -1,0 +1,29 @@
+/// What one transfer asks of its engine's connections, beyond the session's own settings: TLS
+/// settings of its own (an API's private CA, its client certificate) and whether HTTP/2 may be
+/// negotiated. Handed to the engine with the transfer (`TransferEvents.transport`).
+package struct TransportChoice: Sendable {
+    /// The transfer's TLS settings; nil: the session's.
+    package var tls: TLSSettings?
+    /// Whether HTTP/2 may be negotiated (over TLS, by ALPN) where the engine can.
+    package var allowsHTTP2: Bool
+
+    /// A choice of `tls` and `allowsHTTP2`.
+    package init(tls: TLSSettings? = nil, allowsHTTP2: Bool = true) {
+        self.tls = tls
+        self.allowsHTTP2 = allowsHTTP2
+    }
+
+    /// The session's TLS settings, HTTP/2 allowed: what a transfer gets that says nothing.
+    package static let standard = TransportChoice()
+
+    /// Whether two transfers may share a connection, and so a coalesced transfer or a cache
+    /// entry's revalidation: the same TLS settings (made once) and the same HTTP/2 switch.
+    package func isCompatible(with other: TransportChoice) -> Bool {
+        guard allowsHTTP2 == other.allowsHTTP2 else { return false }
+        switch (tls, other.tls) {
+        case (nil, nil): return true
+        case let (mine?, theirs?): return mine.identity == theirs.identity
+        default: return false
+        }
+    }
+}
