@@ -71,7 +71,11 @@ struct ConnectivityCommand: AsyncParsableCommand {
     }
 
     private func tryRequest(_ text: String, monitor: ConnectivityMonitor) async -> [String: String] {
-        let session: NetworkSession? = engine == .nio ? .nio(configuration: NIOEngineConfiguration()) : nil
+        // The check reports what one attempt meets: a connection the engine retried until its
+        // connect timeout would outlast the request's own timeout and hide the cause.
+        var configuration = NIOEngineConfiguration()
+        configuration.retriesConnectionEstablishment = false
+        let session: NetworkSession? = engine == .nio ? .nio(configuration: configuration) : nil
         let operation = DataTaskOperation.get(text)
         if let session { operation.privateSession = session }
         operation.connectivityMonitor = monitor

@@ -4,12 +4,13 @@ import NetOps
 
 /// The settings of a NetOps session that runs on SwiftNIO (AsyncHTTPClient).
 ///
-/// The defaults are safe: TLS certificates are verified, redirects are followed (up to 10, by
-/// the engine itself, as the URLSession engine follows them) and never carry a credential header,
-/// a header or parameter the operation's redaction names, or a body to another origin, nor step
-/// from https down to http; gzip and deflate bodies are decoded up to 100 times their encoded
-/// size. Size the
-/// pool for the concurrency you run at:
+/// The defaults are safe: TLS certificates are verified (the system's roots, TLS 1.2 or newer),
+/// HTTP/2 is offered over TLS, redirects are followed (up to 10, by the engine itself, as the
+/// URLSession engine follows them) and never carry a credential header, a header or parameter the
+/// operation's redaction names, or a body to another origin, nor step from https down to http;
+/// gzip and deflate bodies are decoded up to 100 times their encoded size; a connection that
+/// cannot be made is tried again until `connectTimeout`. Size the pool for the concurrency you
+/// run at:
 ///
 /// ```swift
 /// let session = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))

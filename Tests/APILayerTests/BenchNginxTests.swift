@@ -36,6 +36,24 @@ struct BenchNginxTests {
         #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
     }
 
+    /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, and the handshakes of
+    /// 2 000 requests on one scope's settings.
+    @Test func aShortRunAgainstAPrivateNginxOverTLS() async throws {
+        let before = Self.leftovers()
+        let run = try await APILayerExecutable.run([
+            "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--json",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
+        let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+        let values = Dictionary(report.figures.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        #expect((values["nio-h2-vs-ahc-h2-c64"] ?? 0) > 0)
+        #expect(values["nio-h2-vs-h1-c64"] != nil)
+        let handshakes = try #require(values["tls-handshakes"])
+        #expect(handshakes >= 1 && handshakes <= 16, "\(handshakes) TLS connections for 2 000 requests")
+        #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
+    }
+
     @Test func aMissingNginxIsAClearError() async throws {
         let run = try await APILayerExecutable.run(
             ["bench", "engines", "--server", "nginx", "--requests", "10", "--rounds", "1", "--transfer-mib", "0"],

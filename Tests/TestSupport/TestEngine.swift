@@ -24,12 +24,21 @@ public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConverti
     public func makeSession(options: NetworkSession.Options = NetworkSession.Options()) -> NetworkSession {
         switch self {
         case .urlSession: NetworkSession(options: options)
-        case .nio: NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64), options: options)
+        case .nio: NetworkSession.nio(configuration: Self.nioConfiguration, options: options)
         }
     }
 
-    /// One NIO session for the whole test process, sized for the largest concurrency the suites use.
-    private static let nioSession = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
+    /// The NIO sessions' configuration: sized for the largest concurrency the suites use, and a
+    /// connection that cannot be made fails at once (`retriesConnectionEstablishment` false), as
+    /// on the URLSession engine, so both engines meet the same failures in the same time.
+    public static var nioConfiguration: NIOEngineConfiguration {
+        var configuration = NIOEngineConfiguration(concurrency: 64)
+        configuration.retriesConnectionEstablishment = false
+        return configuration
+    }
+
+    /// One NIO session for the whole test process.
+    private static let nioSession = NetworkSession.nio(configuration: nioConfiguration)
 }
 
 extension BaseOperation {

@@ -7,12 +7,13 @@ import FoundationNetworking
 #endif
 
 extension APIManager {
-    /// Why the calls of an API configured so cannot go: TLS settings its session's engine
-    /// cannot apply.
+    /// Why the calls of an API configured so cannot go: TLS settings or an HTTP version its
+    /// session's engine cannot apply.
     static func transportRefusal(_ configuration: APIScope.Configuration) -> String? {
-        guard let tls = configuration.tls else { return nil }
+        guard configuration.tls != nil || !configuration.allowsHTTP2 else { return nil }
         let session = configuration.session ?? NetworkSession.shared
-        return session.refusal(of: TransportChoice(tls: tls, allowsHTTP2: configuration.allowsHTTP2))
+        return session.refusal(
+            of: TransportChoice(tls: configuration.tls, allowsHTTP2: configuration.allowsHTTP2), for: configuration.baseURL)
     }
 
     /// The unstarted operation that calls `method` and makes `Model` of its answer.

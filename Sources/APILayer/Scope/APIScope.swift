@@ -163,7 +163,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
         public var tls: TLSSettings?
 
         /// Whether the API's calls may use HTTP/2 where the server offers it over TLS (default
-        /// true; see `BaseOperation.allowsHTTP2`). False keeps them on HTTP/1.1 connections.
+        /// true; see `BaseOperation.allowsHTTP2`). False keeps them on HTTP/1.1 connections, on
+        /// the SwiftNIO engine; a URLSession session cannot, and fails https calls at
+        /// `construction`.
         public var allowsHTTP2 = true
 
         /// A configuration; every part has a default.

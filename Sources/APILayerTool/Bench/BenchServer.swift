@@ -9,9 +9,14 @@ struct BenchServer: ParsableArguments {
         case demo
         /// A private nginx with two workers (installed as Debian's `nginx-light`).
         case nginx
+        /// The same nginx over TLS with HTTP/2, its certificate from a private CA `openssl` makes.
+        case nginxTLS = "nginx-tls"
     }
 
-    @Option(help: "The server to start and measure against: demo (DemoServer in a child process) or nginx (a private nginx, 2 workers).")
+    @Option(
+        help:
+            "The server to start and measure against: demo (DemoServer in a child process), nginx (a private nginx, 2 workers) or nginx-tls (the same over TLS with HTTP/2: bench engines measures HTTP/2 and TLS connection reuse)."
+    )
     var server: Kind = .demo
 
     @Option(help: "A server already running to measure against instead (it must serve /json).")
@@ -23,6 +28,7 @@ struct BenchServer: ParsableArguments {
         switch server {
         case .demo: return "DemoServer in a child process"
         case .nginx: return "a private nginx (2 workers) on loopback"
+        case .nginxTLS: return "a private nginx (2 workers) on loopback over TLS, HTTP/2 offered"
         }
     }
 
@@ -43,6 +49,8 @@ struct BenchServer: ParsableArguments {
         case .nginx:
             let nginx = try NginxServer(files: files, documents: documents)
             return (nginx.baseURL, nginx.stop)
+        case .nginxTLS:
+            throw ValidationError("--server nginx-tls is measured by `apilayer bench engines` only")
         }
     }
 }

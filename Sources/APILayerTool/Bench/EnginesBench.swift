@@ -45,6 +45,10 @@ struct EnginesBench: AsyncParsableCommand {
     var concurrency = 1
 
     func run() async throws {
+        if server.server == .nginxTLS, server.url == nil {
+            try await TLSEnginesBench(requests: requests, rounds: rounds, json: json).run()
+            return
+        }
         let (base, stop) = try server.start()
         defer { stop?() }
         let smallURL = base.appendingPathComponent("json")

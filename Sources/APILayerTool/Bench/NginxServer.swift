@@ -13,8 +13,11 @@ import Glibc
 /// It serves what the benchmarks ask for: `/json`, the same body as DemoServer's, and the files
 /// of the sizes it is given (sparse, zero-filled: `bytes/<size>` for `bench netops`).
 final class NginxServer: @unchecked Sendable {
-    /// `http://127.0.0.1:<port>/`.
+    /// `http://127.0.0.1:<port>/`, or `https://…` over TLS.
     let baseURL: URL
+    /// Over TLS: the PEM of the private CA that signed the server's certificate, for the client
+    /// to trust.
+    let certificateAuthority: URL?
     private let process = Process()
     private let folder: URL
 
@@ -31,7 +34,11 @@ final class NginxServer: @unchecked Sendable {
     /// `documents` (path → JSON text; `/cacheable/fresh` with `Cache-Control: max-age=600`,
     /// `/cacheable/revalidated` with `max-age=0`, both with nginx's `ETag`), and waits until it
     /// accepts connections (at most 10 s).
-    init(files: [String: Int64] = [:], documents: [String: Data] = [:]) throws {
+    ///
+    /// With `tls`, it serves HTTPS (TLS 1.2 and 1.3, HTTP/2 offered by ALPN) with a certificate
+    /// for 127.0.0.1 signed by a CA that `openssl` makes in its folder (`certificateAuthority`),
+    /// and logs each request's connection number (`connectionsSeen()` counts the handshakes).
+    init(files: [String: Int64] = [:], documents: [String: Data] = [:], tls: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw Failure(
                 description:
@@ -62,6 +69,24 @@ final class NginxServer: @unchecked Sendable {
             try handle.close()
         }
         let port = try Self.freePort()
+        var listen = "listen 127.0.0.1:\(port);"
+        var accessLog = "access_log off;"
+        if tls {
+            let (certificate, key, authority) = try Self.makeCertificates(in: folder)
+            certificateAuthority = authority
+            // nginx 1.25.1 moved HTTP/2 from `listen` to a directive of its own.
+            let http2 = try Self.version().lexicographicallyPrecedes([1, 25, 1]) ? "" : "http2 on;"
+            listen = """
+                listen 127.0.0.1:\(port) ssl\(http2.isEmpty ? " http2" : "");
+                        \(http2)
+                        ssl_certificate \(certificate.path);
+                        ssl_certificate_key \(key.path);
+                        ssl_protocols TLSv1.2 TLSv1.3;
+                """
+            accessLog = "log_format connections '$connection'; access_log \(folder.path)/access.log connections;"
+        } else {
+            certificateAuthority = nil
+        }
         let configuration = """
             worker_processes 2;
             daemon off;
@@ -70,7 +95,7 @@ final class NginxServer: @unchecked Sendable {
             error_log \(folder.path)/error.log warn;
             events { worker_connections 4096; }
             http {
-                access_log off;
+                \(accessLog)
                 keepalive_requests 10000000;
                 keepalive_timeout 300s;
                 client_body_temp_path \(folder.path)/body;
@@ -79,7 +104,7 @@ final class NginxServer: @unchecked Sendable {
                 uwsgi_temp_path \(folder.path)/uwsgi;
                 scgi_temp_path \(folder.path)/scgi;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(listen)
                     root \(www.path);
                     location = /json { default_type application/json; }
                     location = /cacheable/fresh { default_type application/json; add_header Cache-Control "max-age=600"; }
@@ -94,7 +119,7 @@ final class NginxServer: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        baseURL = URL(string: "http://127.0.0.1:\(port)/")!
+        baseURL = URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port)/")!
         let deadline = Date(timeIntervalSinceNow: 10)
         while !Self.accepts(port: port) {
             guard process.isRunning, Date() < deadline else {
@@ -104,6 +129,67 @@ final class NginxServer: @unchecked Sendable {
             }
             usleep(20_000)
         }
+    }
+
+    /// How many connections (TLS handshakes, over TLS) the requests so far came on: the distinct
+    /// connection numbers of the access log. 0 without TLS (no log is kept).
+    func connectionsSeen() -> Int {
+        guard let log = try? String(contentsOf: folder.appendingPathComponent("access.log"), encoding: .utf8) else { return 0 }
+        return Set(log.split(separator: "\n")).count
+    }
+
+    /// Makes a private CA and a certificate for 127.0.0.1 signed by it, with `openssl`, in
+    /// `folder`: the certificate, its key and the CA's certificate.
+    private static func makeCertificates(in folder: URL) throws -> (certificate: URL, key: URL, authority: URL) {
+        let authority = folder.appendingPathComponent("ca.pem")
+        let authorityKey = folder.appendingPathComponent("ca-key.pem")
+        let certificate = folder.appendingPathComponent("server.pem")
+        let key = folder.appendingPathComponent("server-key.pem")
+        let curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-keyout", authorityKey.path, "-out", authority.path, "-days", "2", "-subj", "/CN=APILayer bench CA",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+            ])
+        try openssl(
+            ["req", "-x509"] + curve + [
+                "-CA", authority.path, "-CAkey", authorityKey.path, "-keyout", key.path, "-out", certificate.path, "-days", "2",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "extendedKeyUsage=serverAuth",
+            ])
+        return (certificate, key, authority)
+    }
+
+    /// Runs `openssl` with `arguments`; throws with its error output when it fails.
+    private static func openssl(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw Failure(description: "openssl could not run (\(error)): install it with `apt-get install -y openssl`")
+        }
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw Failure(description: "openssl \(arguments[0]) failed: \(text)") }
+    }
+
+    /// nginx's version, e.g. `[1, 22, 1]`.
+    private static func version() throws -> [Int] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-v"]
+        let output = Pipe()
+        process.standardError = output
+        process.standardOutput = output
+        try process.run()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let number = text.split(separator: "/").last.map { $0.prefix { $0.isNumber || $0 == "." } } ?? ""
+        return number.split(separator: ".").compactMap { Int($0) }
     }
 
     /// Stops nginx (a fast shutdown) and removes its folder.

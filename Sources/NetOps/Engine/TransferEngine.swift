@@ -17,14 +17,14 @@ package protocol TransferEngine: Sendable {
     /// engine still reports `transferDidComplete` (with `.cancelled`).
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle
 
-    /// Why the engine cannot run transfers that ask for `transport` (TLS settings it has no way
-    /// to apply), naming the engine that can; nil when it can.
-    func refusal(of transport: TransportChoice) -> String?
+    /// Why the engine cannot run a transfer to `url` that asks for `transport` (TLS settings or
+    /// an HTTP version it has no way to apply), naming the engine that can; nil when it can.
+    func refusal(of transport: TransportChoice, for url: URL?) -> String?
 }
 
 extension TransferEngine {
     /// Every choice can be honoured unless an engine says otherwise.
-    package func refusal(of transport: TransportChoice) -> String? { nil }
+    package func refusal(of transport: TransportChoice, for url: URL?) -> String? { nil }
 }
 
 /// Where a request's body comes from.

@@ -66,7 +66,7 @@ final class URLSessionEngine: TransferEngine {
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
-        if let refusal = refusal(of: operationEvents.transport) {
+        if let refusal = refusal(of: operationEvents.transport, for: request.url) {
             callbackQueue.async { events.transferDidComplete(failure: .tls(refusal)) }
             return NoTransferHandle()
         }
@@ -105,18 +105,27 @@ final class URLSessionEngine: TransferEngine {
         return handle
     }
 
-    /// Why this engine cannot run a transfer that asks for `transport`, or nil when it can.
+    /// Why this engine cannot run a transfer to `url` that asks for `transport`, or nil when it
+    /// can.
     ///
     /// FoundationNetworking on Linux gives a URLSession no trust roots, client certificate,
     /// TLS version or verification switch of its own (its `URLSessionConfiguration` has no such
     /// property, and its authentication challenges never carry a server trust): libcurl reads
-    /// the system's store and verifies as it was built to. Settings other than
-    /// `TLSSettings.standard` are refused rather than ignored.
-    func refusal(of transport: TransportChoice) -> String? {
-        guard let tls = transport.tls, !tls.isStandard else { return nil }
-        return "the URLSession engine cannot use these TLS settings (\(tls)): FoundationNetworking on Linux has no per-session "
-            + "trust roots, client certificates, TLS version or verification switch; run this API on the SwiftNIO engine "
-            + "(NetworkSession.nio)"
+    /// the system's store and verifies as it was built to. Nor can it keep a request off HTTP/2:
+    /// Debian's libcurl (7.88, with nghttp2) offers h2 by ALPN on every TLS connection, and
+    /// FoundationNetworking never sets `CURLOPT_HTTP_VERSION` (measured: `Docs/engines.md`).
+    /// What it cannot apply is refused rather than ignored.
+    func refusal(of transport: TransportChoice, for url: URL?) -> String? {
+        if let tls = transport.tls, !tls.isStandard {
+            return "the URLSession engine cannot use these TLS settings (\(tls)): FoundationNetworking on Linux has no "
+                + "per-session trust roots, client certificates, TLS version or verification switch; run this API on the "
+                + "SwiftNIO engine (NetworkSession.nio)"
+        }
+        if !transport.allowsHTTP2, url?.scheme?.lowercased() == "https" {
+            return "the URLSession engine cannot keep an https request on HTTP/1.1 (libcurl offers HTTP/2 by ALPN and "
+                + "FoundationNetworking has no switch for it); run this API on the SwiftNIO engine (NetworkSession.nio)"
+        }
+        return nil
     }
 
     /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl

@@ -16,9 +16,10 @@ extension BaseOperation {
     /// (default true).
     ///
     /// The SwiftNIO engine negotiates it by ALPN and keeps HTTP/1.1 for cleartext; false keeps
-    /// such a request on HTTP/1.1 connections. The URLSession engine leaves the choice to
-    /// libcurl, which negotiates HTTP/2 over TLS when it was built with it (see
-    /// `Docs/engines.md`). Set before the operation starts; later changes are ignored.
+    /// such a request on HTTP/1.1 connections. The URLSession engine cannot: libcurl offers
+    /// HTTP/2 on every TLS connection, so an https operation with false fails there with
+    /// `NetOpsError.Kind.tls` before anything is sent (see `Docs/engines.md`). Set before the
+    /// operation starts; later changes are ignored.
     public var allowsHTTP2: Bool {
         get { withLock { storage.settings.transport.allowsHTTP2 } }
         set { updateSettings { settings in settings.transport.allowsHTTP2 = newValue } }

@@ -62,10 +62,10 @@ public final class NetworkSession: Sendable {
         self.options = options
     }
 
-    /// Why the session's engine cannot run transfers asking for `transport` (TLS settings it
-    /// cannot apply), naming the engine that can; nil when it can.
-    package func refusal(of transport: TransportChoice) -> String? {
-        engine.refusal(of: transport)
+    /// Why the session's engine cannot run a transfer to `url` asking for `transport` (TLS
+    /// settings or an HTTP version it cannot apply), naming the engine that can; nil when it can.
+    package func refusal(of transport: TransportChoice, for url: URL?) -> String? {
+        engine.refusal(of: transport, for: url)
     }
 
     /// The configuration of sessions made without one: URLSession's defaults, with no response

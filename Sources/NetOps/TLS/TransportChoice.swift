@@ -15,15 +15,4 @@ package struct TransportChoice: Sendable {
 
     /// The session's TLS settings, HTTP/2 allowed: what a transfer gets that says nothing.
     package static let standard = TransportChoice()
-
-    /// Whether two transfers may share a connection, and so a coalesced transfer or a cache
-    /// entry's revalidation: the same TLS settings (made once) and the same HTTP/2 switch.
-    package func isCompatible(with other: TransportChoice) -> Bool {
-        guard allowsHTTP2 == other.allowsHTTP2 else { return false }
-        switch (tls, other.tls) {
-        case (nil, nil): return true
-        case let (mine?, theirs?): return mine.identity == theirs.identity
-        default: return false
-        }
-    }
 }

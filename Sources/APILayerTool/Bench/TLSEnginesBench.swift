@@ -1,0 +1,109 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import NetOps
+import NetOpsNIO
+
+/// `apilayer bench engines --server nginx-tls`: against a private nginx over TLS that offers
+/// HTTP/2, awaited operations on the NIO engine over HTTP/2 and over HTTP/1.1 against raw
+/// AsyncHTTPClient over HTTP/2, interleaved at c=64; then how many TLS connections 2 000
+/// requests at c=8 open when each carries an API scope's own `TLSSettings`.
+struct TLSEnginesBench {
+    let requests: Int
+    let rounds: Int
+    let json: Bool
+
+    func run() async throws {
+        let nginx = try NginxServer(tls: true)
+        defer { nginx.stop() }
+        guard let authority = nginx.certificateAuthority else { throw NginxServer.Failure(description: "nginx runs without TLS") }
+        let url = nginx.baseURL.appendingPathComponent("json")
+        let tls = try TLSSettings(trustRoots: .only(.file(authority.path)))
+
+        var configuration = NIOEngineConfiguration(concurrency: 64)
+        configuration.tls = tls
+        let session = NetworkSession.nio(configuration: configuration)
+        var settings = HTTPClient.Configuration()
+        settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        settings.tlsConfiguration = tls.configuration
+        settings.httpVersion = .automatic
+        let ahc = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+
+        let variants: [EngineVariant] = [
+            EngineVariant(name: "nio-run-h2") {
+                let operation = DTO.get(url)
+                operation.privateSession = session
+                _ = try? await operation.run()
+            },
+            EngineVariant(name: "nio-run-h1") {
+                let operation = DTO.get(url)
+                operation.privateSession = session
+                operation.allowsHTTP2 = false
+                _ = try? await operation.run()
+            },
+            EngineVariant(name: "raw-ahc-h2") { done in
+                ahc.get(url: url.absoluteString).whenComplete { _ in done() }
+            },
+        ]
+        let concurrency = 64
+        for variant in variants {
+            _ = await variant.round(count: 200, concurrency: concurrency)
+        }
+        var collected = Array(repeating: [LoadResult](), count: variants.count)
+        for _ in 0..<rounds {
+            for (index, variant) in variants.enumerated() {
+                collected[index].append(await variant.round(count: requests, concurrency: concurrency))
+            }
+        }
+        let results = collected.map(LoadResult.median)
+        let (h2, h1, raw) = (results[0], results[1], results[2])
+
+        let handshakes = try await Self.handshakes(url: url, nginx: nginx, tls: tls, allowsHTTP2: true)
+        let http1Handshakes = try await Self.handshakes(url: url, nginx: nginx, tls: tls, allowsHTTP2: false)
+
+        var notes = ["variant          c   req/s     p50 ms  p99 ms  cpu ms/req"]
+        for (variant, result) in zip(variants, results) {
+            notes.append(
+                variant.name.padding(toLength: 15, withPad: " ", startingAt: 0)
+                    + String(
+                        format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency, result.requestsPerSecond, result.p50Milliseconds,
+                        result.p99Milliseconds, result.cpuMillisecondsPerRequest))
+        }
+        notes.append("server: a private nginx (2 workers) over TLS 1.3 with HTTP/2 offered; \(requests) requests per round, \(rounds) rounds")
+        notes.append("nio-run-h2/h1 = an awaited DataTaskOperation on the NIO engine, HTTP/2 allowed / kept on HTTP/1.1 (allowsHTTP2 false)")
+        notes.append("raw-ahc-h2 = AsyncHTTPClient's get(url:) futures, httpVersion .automatic, the same TLS configuration")
+        notes.append(
+            "tls-handshakes = distinct connections in nginx's access log for 2 000 requests at c=8, each operation carrying the TLSSettings an API scope gives it (a fresh session); -h1 = the same kept on HTTP/1.1"
+        )
+        let figures = [
+            BenchFigure(
+                name: "nio-h2-vs-ahc-h2-c64", value: h2.requestsPerSecond, baseline: raw.requestsPerSecond, unit: "req/s", target: ">= 0.9"),
+            BenchFigure(name: "nio-h2-vs-h1-c64", value: h2.requestsPerSecond, baseline: h1.requestsPerSecond, unit: "req/s", target: nil),
+            BenchFigure(name: "tls-handshakes", value: Double(handshakes), unit: "connections", target: "<= 16"),
+            BenchFigure(name: "tls-handshakes-h1", value: Double(http1Handshakes), unit: "connections", target: nil),
+        ]
+        BenchReport(suite: "engines-tls", figures: figures, notes: notes).print(json: json)
+        try await ahc.shutdown()
+        try await session.shutdownNIOEngine()
+    }
+
+    /// New TLS connections nginx saw while 2 000 requests ran at c=8 in a fresh session, each
+    /// request with `tls` of its own as an API scope's operations carry it, HTTP/2 allowed or not.
+    static func handshakes(url: URL, nginx: NginxServer, tls: TLSSettings, allowsHTTP2: Bool) async throws -> Int {
+        let session = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 8))
+        let before = nginx.connectionsSeen()
+        _ = await AsyncLoadRound.run(count: 2_000, concurrency: 8) {
+            let operation = DTO.get(url)
+            operation.privateSession = session
+            operation.tlsSettings = tls
+            operation.allowsHTTP2 = allowsHTTP2
+            _ = try? await operation.run()
+        }
+        try await session.shutdownNIOEngine()
+        // nginx writes each line when the request ends; give the last ones a moment.
+        try await Task.sleep(for: .milliseconds(200))
+        return nginx.connectionsSeen() - before
+    }
+}
