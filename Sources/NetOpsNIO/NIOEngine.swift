@@ -19,14 +19,20 @@ import FoundationNetworking
 /// progress in order, on that loop) and its completion from a dispatch queue of its own, so there
 /// is no queue every transfer of the process must pass through.
 final class NIOEngine: TransferEngine {
-    /// The client transfers run in: it offers HTTP/2 over TLS when the configuration allows it.
+    /// The client of direct cleartext transfers, and of direct TLS transfers kept on HTTP/1.1.
     let client: HTTPClient
-    /// The client of transfers kept on HTTP/1.1 while `client` offers HTTP/2, made the first
-    /// time one runs.
-    private let http1Client = NIOLockedValueBox<HTTPClient?>(nil)
-    /// Whether `client` offers HTTP/2.
+    /// The other clients, each made the first time a transfer needs it (`ClientKey`): TLS
+    /// transfers that may use HTTP/2 (ALPN offers `h2` and `http/1.1`), and transfers through a
+    /// proxy, one client per proxy (AsyncHTTPClient sets a proxy per client). Cleartext never
+    /// goes to an HTTP/2 client: AsyncHTTPClient's pool for a client that may speak HTTP/2 opens
+    /// one connection to a new host and queues every request behind it until it knows the
+    /// protocol, which an HTTP/1.1-only pool does not.
+    private let otherClients = NIOLockedValueBox<[ClientKey: HTTPClient]>([:])
+    /// Whether TLS transfers may use HTTP/2 at all.
     private let offersHTTP2: Bool
-    /// The settings `client` was made with, for the HTTP/1.1 client.
+    /// The session's proxy choice, for transfers that make none of their own.
+    private let proxy: ProxyChoice
+    /// The settings `client` was made with, for the other clients.
     private let settings: HTTPClient.Configuration
     /// The session's TLS settings: a transfer with these needs no TLS configuration of its own.
     private let tls: TLSSettings
@@ -58,8 +64,8 @@ final class NIOEngine: TransferEngine {
         // does: AsyncHTTPClient would strip only `Authorization`, not the other headers an API
         // declares secret, and has no hook to tell it which.
         settings.redirectConfiguration = .disallow
-        // HTTP/2 is negotiated by ALPN on TLS connections only; cleartext stays HTTP/1.1.
-        settings.httpVersion = configuration.allowsHTTP2 ? .automatic : .http1Only
+        // HTTP/2 is negotiated by ALPN on TLS connections only, in the second client.
+        settings.httpVersion = .http1Only
         // The engine offers gzip and deflate in `Accept-Encoding` when a request names none, and
         // its delegate decodes them (`BodyInflater`) and refuses any other coding; AsyncHTTPClient's
         // own decompression would put a handler into every connection that every request pays.
@@ -82,6 +88,7 @@ final class NIOEngine: TransferEngine {
         self.completionDelivery = configuration.completionDelivery
         self.decompressionRatio = configuration.decompressionRatioLimit
         self.offersHTTP2 = configuration.allowsHTTP2
+        self.proxy = configuration.proxy
         self.settings = settings
         self.client = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton),
@@ -94,7 +101,7 @@ final class NIOEngine: TransferEngine {
         // builds when a running client is deallocated).
         if !shutDown.withLockedValue({ $0 }) {
             client.shutdown { _ in }
-            http1Client.withLockedValue { $0 }?.shutdown { _ in }
+            for other in otherClients.withLockedValue({ Array($0.values) }) { other.shutdown { _ in } }
         }
     }
 
@@ -105,29 +112,41 @@ final class NIOEngine: TransferEngine {
             return !done
         }
         guard first else { return }
-        // Set after the flag: no HTTP/1.1 client is made once the flag shows (`client(for:)`).
-        let http1 = http1Client.withLockedValue { $0 }
+        // Read after the flag: no other client is made once the flag shows (`client(for:)`).
+        let others = otherClients.withLockedValue { Array($0.values) }
         try await client.shutdown()
-        do {
-            try await http1?.shutdown()
-        } catch let error as HTTPClientError where error == .alreadyShutdown {
-            // The transfer that made it saw the flag and shut it down itself.
+        for other in others {
+            do {
+                try await other.shutdown()
+            } catch let error as HTTPClientError where error == .alreadyShutdown {
+                // The transfer that made it saw the flag and shut it down itself.
+            }
         }
     }
 
-    /// The client for a transfer that allows HTTP/2 or not.
-    private func client(allowingHTTP2: Bool) -> HTTPClient {
-        guard offersHTTP2, !allowingHTTP2 else { return client }
-        if let made = http1Client.withLockedValue({ $0 }) { return made }
+    /// Which client a transfer runs in: through which proxy, and whether it may use HTTP/2.
+    private struct ClientKey: Hashable {
+        var proxy: ProxySettings?
+        var http2: Bool
+    }
+
+    /// The client for a transfer to `url` asking for `transport`.
+    private func client(for url: URL?, transport: TransportChoice) -> HTTPClient {
+        let key = ClientKey(
+            proxy: (transport.proxy ?? proxy).proxy(for: url),
+            http2: offersHTTP2 && transport.allowsHTTP2 && url?.scheme?.lowercased() == "https")
+        if key.proxy == nil, !key.http2 { return client }
+        if let made = otherClients.withLockedValue({ $0[key] }) { return made }
         var settings = settings
-        settings.httpVersion = .http1Only
+        if key.http2 { settings.httpVersion = .automatic }
+        if let proxy = key.proxy { settings.proxy = Self.proxy(proxy) }
         // Made outside the lock; a client made by a transfer that lost the race is shut down.
         let made = HTTPClient(
             eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), configuration: settings,
             backgroundActivityLogger: logger)
-        let (chosen, spare) = http1Client.withLockedValue { slot -> (HTTPClient, HTTPClient?) in
-            if let existing = slot { return (existing, made) }
-            slot = made
+        let (chosen, spare) = otherClients.withLockedValue { clients -> (HTTPClient, HTTPClient?) in
+            if let existing = clients[key] { return (existing, made) }
+            clients[key] = made
             return (made, nil)
         }
         spare?.shutdown { _ in }
@@ -164,7 +183,7 @@ final class NIOEngine: TransferEngine {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
             return
         }
-        let task = client(allowingHTTP2: transport.allowsHTTP2).execute(
+        let task = client(for: request.url, transport: transport).execute(
             request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
@@ -173,6 +192,17 @@ final class NIOEngine: TransferEngine {
             task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         }
         if !handle.attach(task) { task.cancel() }
+    }
+
+    /// A proxy in AsyncHTTPClient's terms.
+    private static func proxy(_ proxy: ProxySettings) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .httpConnect:
+            let authorization = proxy.credentials.map { HTTPClient.Authorization.basic(username: $0.username, password: $0.password) }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        case .socks5:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        }
     }
 
     /// The TLS configuration a transfer asking for `transport` needs of its own; nil when the

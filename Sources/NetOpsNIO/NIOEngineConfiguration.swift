@@ -49,6 +49,14 @@ public struct NIOEngineConfiguration: Sendable {
     /// version); an operation or API scope with settings of its own uses those instead, on
     /// connections of their own. Default: `TLSSettings.standard`.
     public var tls: TLSSettings = .standard
+    /// Whether the session's requests go through a proxy (default `.direct`); an operation or
+    /// API scope with a choice of its own uses that instead. `.environment` reads
+    /// `http_proxy`/`HTTPS_PROXY`/`NO_PROXY` as curl does (`EnvironmentProxies`).
+    ///
+    /// Direct by default, unlike curl: a service's egress is a deployment decision, and a proxy
+    /// variable left in a container's environment would otherwise route every API's traffic —
+    /// and expose its hosts — to whatever it names. Say `.fromEnvironment()` to follow them.
+    public var proxy: ProxyChoice = .direct
     /// Whether HTTP/2 is offered by ALPN on TLS connections (default true); cleartext
     /// connections stay HTTP/1.1. An operation or scope can keep its own requests on HTTP/1.1
     /// (`BaseOperation.allowsHTTP2`), not turn HTTP/2 on where this is false.

@@ -126,7 +126,7 @@ public final class TLSNginx: Sendable {
         let deadline = Date(timeIntervalSinceNow: 10)
         var waiting = ports
         while true {
-            waiting.removeAll { accepts(port: $0) }
+            waiting.removeAll { loopbackAccepts(port: $0) }
             if waiting.isEmpty { return server }
             guard process.isRunning, Date() < deadline else {
                 let log = server.errorLog()
@@ -287,17 +287,6 @@ public final class TLSNginx: Sendable {
             ports.append(Int(UInt16(bigEndian: address.sin_port)))
         }
         return ports
-    }
-
-    /// Whether something accepts a TCP connection on loopback `port` now.
-    private static func accepts(port: Int) -> Bool {
-        let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = loopback(port: port)
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 
     /// `127.0.0.1:port` as a socket address.

@@ -7,13 +7,13 @@ import FoundationNetworking
 #endif
 
 extension APIManager {
-    /// Why the calls of an API configured so cannot go: TLS settings or an HTTP version its
-    /// session's engine cannot apply.
+    /// Why the calls of an API configured so cannot go: TLS settings, an HTTP version or a proxy
+    /// its session's engine cannot apply.
     static func transportRefusal(_ configuration: APIScope.Configuration) -> String? {
-        guard configuration.tls != nil || !configuration.allowsHTTP2 else { return nil }
+        guard configuration.tls != nil || !configuration.allowsHTTP2 || configuration.proxy != nil else { return nil }
         let session = configuration.session ?? NetworkSession.shared
-        return session.refusal(
-            of: TransportChoice(tls: configuration.tls, allowsHTTP2: configuration.allowsHTTP2), for: configuration.baseURL)
+        let choice = TransportChoice(tls: configuration.tls, allowsHTTP2: configuration.allowsHTTP2, proxy: configuration.proxy)
+        return session.refusal(of: choice, for: configuration.baseURL)?.reason
     }
 
     /// The unstarted operation that calls `method` and makes `Model` of its answer.

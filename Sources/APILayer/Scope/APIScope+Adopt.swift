@@ -37,6 +37,7 @@ extension APIScope.Snapshot {
         operation.totalTimeout = configuration.totalTimeout
         if let tls = configuration.tls { operation.tlsSettings = tls }
         if !configuration.allowsHTTP2 { operation.allowsHTTP2 = false }
+        if let proxy = configuration.proxy { operation.proxy = proxy }
         operation.cookieJar = cookieJar
         if let monitor = configuration.connectivityMonitor { operation.connectivityMonitor = monitor }
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }

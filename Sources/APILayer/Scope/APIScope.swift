@@ -162,6 +162,12 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// each call fails at `construction`, naming the engine that can.
         public var tls: TLSSettings?
 
+        /// Whether the API's calls go through a proxy, and which; nil (the default): as the
+        /// session says (direct on a NIO session unless its configuration names a proxy). See
+        /// `BaseOperation.proxy` for what each engine can do; on a URLSession session a choice it
+        /// cannot honour fails each call at `construction`.
+        public var proxy: ProxyChoice?
+
         /// Whether the API's calls may use HTTP/2 where the server offers it over TLS (default
         /// true; see `BaseOperation.allowsHTTP2`). False keeps them on HTTP/1.1 connections, on
         /// the SwiftNIO engine; a URLSession session cannot, and fails https calls at

@@ -19,12 +19,12 @@ package protocol TransferEngine: Sendable {
 
     /// Why the engine cannot run a transfer to `url` that asks for `transport` (TLS settings or
     /// an HTTP version it has no way to apply), naming the engine that can; nil when it can.
-    func refusal(of transport: TransportChoice, for url: URL?) -> String?
+    func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure?
 }
 
 extension TransferEngine {
     /// Every choice can be honoured unless an engine says otherwise.
-    package func refusal(of transport: TransportChoice, for url: URL?) -> String? { nil }
+    package func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure? { nil }
 }
 
 /// Where a request's body comes from.
@@ -112,4 +112,15 @@ package enum TransferFailure: Error, Sendable, Equatable {
     case file(String)
     /// Anything else.
     case other(code: Int, reason: String)
+
+    /// The failure's text.
+    package var reason: String {
+        switch self {
+        case .cancelled: "cancelled"
+        case .timedOut: "timed out"
+        case let .cannotConnect(reason), let .connectionLost(reason), let .tls(reason), let .unsupportedURL(reason), let .file(reason),
+            let .other(_, reason):
+            reason
+        }
+    }
 }

@@ -32,6 +32,8 @@ final class URLSessionEngine: TransferEngine {
     private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
     /// The length of a download segment; nil fetches every body in one request.
     let segmentLength: Int64?
+    /// The proxies libcurl will follow, read from the environment when the engine is made.
+    private let environmentProxies = EnvironmentProxies(ProcessInfo.processInfo.environment)
 
     /// An engine with its own URLSession made from `configuration`, fetching downloads in
     /// segments of `segmentLength` bytes (nil: in one request); a body of unannounced encoded
@@ -67,7 +69,7 @@ final class URLSessionEngine: TransferEngine {
     func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
         if let refusal = refusal(of: operationEvents.transport, for: request.url) {
-            callbackQueue.async { events.transferDidComplete(failure: .tls(refusal)) }
+            callbackQueue.async { events.transferDidComplete(failure: refusal) }
             return NoTransferHandle()
         }
         let task: URLSessionTask
@@ -115,17 +117,47 @@ final class URLSessionEngine: TransferEngine {
     /// Debian's libcurl (7.88, with nghttp2) offers h2 by ALPN on every TLS connection, and
     /// FoundationNetworking never sets `CURLOPT_HTTP_VERSION` (measured: `Docs/engines.md`).
     /// What it cannot apply is refused rather than ignored.
-    func refusal(of transport: TransportChoice, for url: URL?) -> String? {
+    func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure? {
         if let tls = transport.tls, !tls.isStandard {
-            return "the URLSession engine cannot use these TLS settings (\(tls)): FoundationNetworking on Linux has no "
-                + "per-session trust roots, client certificates, TLS version or verification switch; run this API on the "
-                + "SwiftNIO engine (NetworkSession.nio)"
+            return .tls(
+                "the URLSession engine cannot use these TLS settings (\(tls)): FoundationNetworking on Linux has no "
+                    + "per-session trust roots, client certificates, TLS version or verification switch; run this API on the "
+                    + "SwiftNIO engine (NetworkSession.nio)")
         }
         if !transport.allowsHTTP2, url?.scheme?.lowercased() == "https" {
-            return "the URLSession engine cannot keep an https request on HTTP/1.1 (libcurl offers HTTP/2 by ALPN and "
-                + "FoundationNetworking has no switch for it); run this API on the SwiftNIO engine (NetworkSession.nio)"
+            return .tls(
+                "the URLSession engine cannot keep an https request on HTTP/1.1 (libcurl offers HTTP/2 by ALPN and "
+                    + "FoundationNetworking has no switch for it); run this API on the SwiftNIO engine (NetworkSession.nio)")
         }
-        return nil
+        return proxyRefusal(of: transport.proxy, for: url)
+    }
+
+    /// Why this engine cannot honour `proxy` for `url`: FoundationNetworking on Linux ignores
+    /// `connectionProxyDictionary`, and libcurl follows the environment's proxy variables by
+    /// itself (measured: `Docs/engines.md`). So `.environment` is what it does anyway, a given
+    /// proxy cannot be set, and going direct cannot be had for a URL the environment sends
+    /// through a proxy.
+    private func proxyRefusal(of proxy: ProxyChoice?, for url: URL?) -> TransferFailure? {
+        switch proxy {
+        case nil:
+            return nil
+        case let .environment(variables):
+            guard let url, variables.proxy(for: url) != environmentProxies.proxy(for: url) else { return nil }
+            return .cannotConnect(
+                "the URLSession engine follows this process's proxy variables, which send \(url.host ?? "the host") "
+                    + "\(environmentProxies.proxy(for: url).map { "through \($0)" } ?? "directly"), not as the variables given; "
+                    + "run this API on the SwiftNIO engine (NetworkSession.nio)")
+        case let .through(settings):
+            return .cannotConnect(
+                "the URLSession engine cannot send requests through a proxy of its own (\(settings)): FoundationNetworking "
+                    + "on Linux ignores connectionProxyDictionary; run this API on the SwiftNIO engine (NetworkSession.nio)")
+        case .direct:
+            guard let url, let named = environmentProxies.proxy(for: url) else { return nil }
+            return .cannotConnect(
+                "the URLSession engine cannot connect directly to \(url.host ?? "the host"): libcurl follows the "
+                    + "environment's proxy variables (\(named)) and FoundationNetworking cannot turn them off; unset them, "
+                    + "add the host to NO_PROXY, or run this API on the SwiftNIO engine (NetworkSession.nio)")
+        }
     }
 
     /// `request` with the readable file at `url` as a streamed body (sent chunked: libcurl

@@ -77,6 +77,7 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         /// not share a connection do not share a transfer.
         let tls: ObjectIdentifier?
         let allowsHTTP2: Bool
+        let proxy: ProxyChoice?
     }
 
     private struct State {
@@ -170,7 +171,7 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         return Key(
             method: method, url: url.absoluteString, headers: headers, followsRedirects: rules.follows,
             cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: events.bodyGoesToFile,
-            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2)
+            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2, proxy: events.transport.proxy)
     }
 }
 

@@ -24,4 +24,19 @@ extension BaseOperation {
         get { withLock { storage.settings.transport.allowsHTTP2 } }
         set { updateSettings { settings in settings.transport.allowsHTTP2 = newValue } }
     }
+
+    /// Whether the operation's requests go through a proxy, and which; nil (the default): as its
+    /// session says (`NIOEngineConfiguration.proxy`).
+    ///
+    /// An API scope whose configuration sets `proxy` gives it to each of its operations. The
+    /// SwiftNIO engine honours every choice. The URLSession engine cannot be given a proxy
+    /// (FoundationNetworking ignores `connectionProxyDictionary` on Linux) while libcurl follows
+    /// the environment's variables by itself: there `.environment` works, and `.through` — or
+    /// `.direct` for a URL the environment sends through a proxy — fails with
+    /// `NetOpsError.Kind.cannotConnect` before anything is sent. Set before the operation
+    /// starts; later changes are ignored.
+    public var proxy: ProxyChoice? {
+        get { withLock { storage.settings.transport.proxy } }
+        set { updateSettings { settings in settings.transport.proxy = newValue } }
+    }
 }

@@ -64,7 +64,7 @@ public final class NetworkSession: Sendable {
 
     /// Why the session's engine cannot run a transfer to `url` asking for `transport` (TLS
     /// settings or an HTTP version it cannot apply), naming the engine that can; nil when it can.
-    package func refusal(of transport: TransportChoice, for url: URL?) -> String? {
+    package func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure? {
         engine.refusal(of: transport, for: url)
     }
 
