@@ -23,7 +23,7 @@ private enum InternalAPI: String, APIMethod {
 
 /// An API behind a private CA that requires a client certificate: its scope's `tls` carries
 /// both, on the SwiftNIO engine; on a URLSession session the call fails at `construction`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ScopeTLSTests {
     @Test func aScopeWithAPrivateCAAndAClientCertificateCallsItsAPI() async throws {
         try await withTLSNginx { files, nginx in

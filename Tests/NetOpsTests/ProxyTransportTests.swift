@@ -9,7 +9,8 @@ import Testing
 /// credentials, and refusing a port), microsocks speaks SOCKS5. The proxy's credentials go to the
 /// proxy alone and the API's token travels inside the tunnel; the URLSession engine refuses what
 /// FoundationNetworking cannot do.
-@Suite(.timeLimit(.minutes(2)))
+/// One test at a time: each starts a proxy (and one an nginx).
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct ProxyTransportTests {
     struct Echo: Decodable {
         let headers: [String: String]

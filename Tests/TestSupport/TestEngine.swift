@@ -31,9 +31,15 @@ public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConverti
     /// The NIO sessions' configuration: sized for the largest concurrency the suites use, and a
     /// connection that cannot be made fails at once (`retriesConnectionEstablishment` false), as
     /// on the URLSession engine, so both engines meet the same failures in the same time.
+    ///
+    /// AsyncHTTPClient fails a request that waited for a pooled connection longer than the
+    /// connect timeout ("Get connection from pool timeout"). In the first seconds of a parallel
+    /// run the in-process DemoServer, starved of the cooperative pool, accepts connections more
+    /// than 10 s late; 30 s keeps that from failing tests that are about something else.
     public static var nioConfiguration: NIOEngineConfiguration {
         var configuration = NIOEngineConfiguration(concurrency: 64)
         configuration.retriesConnectionEstablishment = false
+        configuration.connectTimeout = 30
         return configuration
     }
 
