@@ -44,9 +44,12 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(help: "The concurrency of an --only run.")
     var concurrency = 1
 
+    @Option(name: .customLong("handshake-requests"), help: "With --server nginx-tls: the requests whose TLS connections tls-handshakes counts.")
+    var handshakeRequests = 2_000
+
     func run() async throws {
         if server.server == .nginxTLS, server.url == nil {
-            try await TLSEnginesBench(requests: requests, rounds: rounds, json: json).run()
+            try await TLSEnginesBench(requests: requests, rounds: rounds, handshakeRequests: handshakeRequests, json: json).run()
             return
         }
         let (base, stop) = try server.start()

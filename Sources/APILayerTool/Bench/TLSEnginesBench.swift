@@ -9,10 +9,12 @@ import NetOpsNIO
 /// `apilayer bench engines --server nginx-tls`: against a private nginx over TLS that offers
 /// HTTP/2, awaited operations on the NIO engine over HTTP/2 and over HTTP/1.1 against raw
 /// AsyncHTTPClient over HTTP/2, interleaved at c=64; then how many TLS connections 2 000
-/// requests at c=8 open when each carries an API scope's own `TLSSettings`.
+/// requests (`--handshake-requests`) at c=8 open when each carries an API scope's own
+/// `TLSSettings`.
 struct TLSEnginesBench {
     let requests: Int
     let rounds: Int
+    let handshakeRequests: Int
     let json: Bool
 
     func run() async throws {
@@ -60,8 +62,8 @@ struct TLSEnginesBench {
         let results = collected.map(LoadResult.median)
         let (h2, h1, raw) = (results[0], results[1], results[2])
 
-        let handshakes = try await Self.handshakes(url: url, nginx: nginx, tls: tls, allowsHTTP2: true)
-        let http1Handshakes = try await Self.handshakes(url: url, nginx: nginx, tls: tls, allowsHTTP2: false)
+        let handshakes = try await Self.handshakes(handshakeRequests, url: url, nginx: nginx, tls: tls, allowsHTTP2: true)
+        let http1Handshakes = try await Self.handshakes(handshakeRequests, url: url, nginx: nginx, tls: tls, allowsHTTP2: false)
 
         var notes = ["variant          c   req/s     p50 ms  p99 ms  cpu ms/req"]
         for (variant, result) in zip(variants, results) {
@@ -75,7 +77,7 @@ struct TLSEnginesBench {
         notes.append("nio-run-h2/h1 = an awaited DataTaskOperation on the NIO engine, HTTP/2 allowed / kept on HTTP/1.1 (allowsHTTP2 false)")
         notes.append("raw-ahc-h2 = AsyncHTTPClient's get(url:) futures, httpVersion .automatic, the same TLS configuration")
         notes.append(
-            "tls-handshakes = distinct connections in nginx's access log for 2 000 requests at c=8, each operation carrying the TLSSettings an API scope gives it (a fresh session); -h1 = the same kept on HTTP/1.1"
+            "tls-handshakes = distinct connections in nginx's access log for \(handshakeRequests) requests at c=8, each operation carrying the TLSSettings an API scope gives it (a fresh session); -h1 = the same kept on HTTP/1.1"
         )
         let figures = [
             BenchFigure(
@@ -89,12 +91,12 @@ struct TLSEnginesBench {
         try await session.shutdownNIOEngine()
     }
 
-    /// New TLS connections nginx saw while 2 000 requests ran at c=8 in a fresh session, each
+    /// New TLS connections nginx saw while `count` requests ran at c=8 in a fresh session, each
     /// request with `tls` of its own as an API scope's operations carry it, HTTP/2 allowed or not.
-    static func handshakes(url: URL, nginx: NginxServer, tls: TLSSettings, allowsHTTP2: Bool) async throws -> Int {
+    static func handshakes(_ count: Int, url: URL, nginx: NginxServer, tls: TLSSettings, allowsHTTP2: Bool) async throws -> Int {
         let session = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 8))
         let before = nginx.connectionsSeen()
-        _ = await AsyncLoadRound.run(count: 2_000, concurrency: 8) {
+        _ = await AsyncLoadRound.run(count: count, concurrency: 8) {
             let operation = DTO.get(url)
             operation.privateSession = session
             operation.tlsSettings = tls
