@@ -43,8 +43,13 @@ package enum NIOFailureMapping {
     /// carries no associated value (`invalidHeaderFieldValues` holds the refused values, which may
     /// be credentials; no header value ever reaches an error text).
     static func reason(for error: any Error) -> String {
-        if let client = error as? HTTPClientError { return "HTTPClientError: \(client.shortDescription)" }
-        return String(describing: error)
+        guard let client = error as? HTTPClientError else { return String(describing: error) }
+        let text = "HTTPClientError: \(client.shortDescription)"
+        if client == .invalidProxyResponse {
+            return text + " (the proxy refused the tunnel: wrong credentials, or a host or port it does not open)"
+        }
+        if client == .proxyAuthenticationRequired { return text + " (the proxy wants credentials: ProxySettings.Credentials)" }
+        return text
     }
 
     private static let cancelled: [HTTPClientError] = [.cancelled, .requestStreamCancelled]
