@@ -9,8 +9,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct GroupSuspendResumeTests {
     static let size = 4 << 20
-    /// About four seconds for the whole body: time to pause it mid-way even on a loaded machine.
-    static let rate = 1 << 20
+    /// About eight seconds for the whole body: time to pause it mid-way even on a loaded machine.
+    /// At four seconds, a parallel run once stalled one member's first bytes so long that the
+    /// other member ended before the group could pause both.
+    static let rate = 1 << 19
 
     static func slowURL() async throws -> URL {
         try await TestServer.url("bytes/\(size)?rate=\(rate)")

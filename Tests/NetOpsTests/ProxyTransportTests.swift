@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import NetOpsNIO
 import TestSupport
 import Testing
@@ -91,6 +93,23 @@ struct ProxyTransportTests {
                 return
             }
         }
+    }
+
+    /// A "proxy" that accepts the connection and closes it before answering `CONNECT`.
+    @Test func aProxyThatClosesMidHandshakeFailsTheOperation() async throws {
+        let closer = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { channel in channel.close() }
+            .bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(closer.localAddress?.port)
+        try await withSession(proxy: .through(.http(host: "127.0.0.1", port: port))) { session in
+            let operation = try await echo(in: session)
+            // AsyncHTTPClient reports the close as `remoteConnectionClosed`: a lost connection.
+            switch operation.error?.kind {
+            case .connectionLost?, .cannotConnect?: break
+            default: Issue.record("\(String(describing: operation.error))")
+            }
+        }
+        try await closer.close()
     }
 
     @Test func socks5CarriesTheRequest() async throws {

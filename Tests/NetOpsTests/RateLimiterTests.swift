@@ -44,7 +44,9 @@ struct RateLimiterTests {
         let limiter = RateLimiter { wait in heard.withLock { $0.append(wait.reason) } }
         let session = engine.makeSession(options: .init(middleware: [limiter]))
         let key = "budget-\(UUID().uuidString)"
-        let url = try await TestServer.url("limited?key=\(key)&budget=3&window=1&style=\(style)")
+        // A 2 s window: under a loaded parallel run three calls could take longer than 1 s, the
+        // window would end before the budget did, and no call would wait.
+        let url = try await TestServer.url("limited?key=\(key)&budget=3&window=2&style=\(style)")
         for _ in 0..<7 { try await DTO.get(url).on(session).run() }
         let stats = try await Self.stats(key)
         #expect(stats.served == 7)
