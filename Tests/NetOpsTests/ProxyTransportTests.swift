@@ -24,14 +24,7 @@ struct ProxyTransportTests {
     private func withSession(proxy: ProxyChoice, _ body: (NetworkSession) async throws -> Void) async throws {
         var configuration = TestEngine.nioConfiguration
         configuration.proxy = proxy
-        let session = NetworkSession.nio(configuration: configuration)
-        do {
-            try await body(session)
-        } catch {
-            try? await session.shutdownNIOEngine()
-            throw error
-        }
-        try await session.shutdownNIOEngine()
+        try await withNIOSession(configuration, body)
     }
 
     /// A GET of DemoServer's echo with the API's token, finished.

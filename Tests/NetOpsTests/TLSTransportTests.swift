@@ -13,22 +13,15 @@ import Testing
 /// parallel run feels.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct TLSTransportTests {
-    /// A NIO session of the test's own, shut down after `body`.
-    /// Connection attempts are not retried (`retriesConnectionEstablishment`), so a handshake
-    /// that fails ends the operation at once instead of after the connect timeout.
-    private func withNIOSession(
+    /// A NIO session of the test's own, shut down after `body`. Connection attempts are not
+    /// retried (`retriesConnectionEstablishment`), so a handshake that fails ends the operation
+    /// at once instead of after the connect timeout.
+    private func withSession(
         _ configuration: NIOEngineConfiguration = NIOEngineConfiguration(concurrency: 8), _ body: (NetworkSession) async throws -> Void
     ) async throws {
         var configuration = configuration
         configuration.retriesConnectionEstablishment = false
-        let session = NetworkSession.nio(configuration: configuration)
-        do {
-            try await body(session)
-        } catch {
-            try? await session.shutdownNIOEngine()
-            throw error
-        }
-        try await session.shutdownNIOEngine()
+        try await withNIOSession(configuration, body)
     }
 
     /// Trusting only the test's CA.
@@ -61,7 +54,7 @@ struct TLSTransportTests {
 
     @Test func aPrivateCAIsTrustedOnlyWhereItIsConfigured() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let trusted = await get("json", on: nginx.http1, in: session, tls: try privateCA(files))
                 #expect(trusted.error == nil, "\(String(describing: trusted.error))")
                 #expect(String(decoding: trusted.receivedData, as: UTF8.self) == TLSNginx.json)
@@ -80,7 +73,7 @@ struct TLSTransportTests {
         try await withTLSNginx { files, nginx in
             var configuration = NIOEngineConfiguration(concurrency: 4)
             configuration.tls = try privateCA(files)
-            try await withNIOSession(configuration) { session in
+            try await withSession(configuration) { session in
                 let operation = await get("json", on: nginx.http1, in: session)
                 #expect(operation.error == nil, "\(String(describing: operation.error))")
             }
@@ -89,7 +82,7 @@ struct TLSTransportTests {
 
     @Test func anExpiredOrWrongNameCertificateFailsAsTLS() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let tls = try privateCA(files)
                 let expired = await get("json", on: nginx.expired, in: session, tls: tls)
                 #expect(tlsReason(expired)?.contains("CERTIFICATE_VERIFY_FAILED") == true)
@@ -106,7 +99,7 @@ struct TLSTransportTests {
     /// answers 400; with the client certificate it serves the request.
     @Test func aClientCertificateOpensMutualTLS() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let identity = try TLSSettings(
                     trustRoots: .only(.file(files.caCertificate.path)), clientCertificate: .file(files.clientCertificate.path),
                     clientKey: .file(files.clientKey.path))
@@ -120,7 +113,7 @@ struct TLSTransportTests {
 
     @Test func aServerOfferingOnlyTLS10IsRefusedByDefault() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let refused = await get("json", on: nginx.tls10Only, in: session, tls: try privateCA(files))
                 let reason = tlsReason(refused)
                 #expect(reason?.contains("TLS version") == true, "\(reason ?? "")")
@@ -131,7 +124,7 @@ struct TLSTransportTests {
     @Test func http2IsNegotiatedOverTLSUnlessTurnedOff() async throws {
         try await withTLSNginx { files, nginx in
             let tls = try privateCA(files)
-            try await withNIOSession { session in
+            try await withSession { session in
                 let h2 = await get("protocol", on: nginx.http2, in: session, tls: tls)
                 #expect(String(decoding: h2.receivedData, as: UTF8.self) == "HTTP/2.0", "\(String(describing: h2.error))")
                 let h1 = await get("protocol", on: nginx.http2, in: session, tls: tls, allowsHTTP2: false)
@@ -146,7 +139,7 @@ struct TLSTransportTests {
             }
             var http1Only = NIOEngineConfiguration(concurrency: 4)
             http1Only.allowsHTTP2 = false
-            try await withNIOSession(http1Only) { session in
+            try await withSession(http1Only) { session in
                 let h1 = await get("protocol", on: nginx.http2, in: session, tls: tls)
                 #expect(String(decoding: h1.receivedData, as: UTF8.self) == "HTTP/1.1")
             }
@@ -155,7 +148,7 @@ struct TLSTransportTests {
 
     @Test func cancellingAnHTTP2TransferEndsIt() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let operation = DTO.get(URL(string: "bytes/1m", relativeTo: nginx.http2)!.absoluteURL).on(session)
                 operation.tlsSettings = try privateCA(files)
                 operation.start()
@@ -173,7 +166,7 @@ struct TLSTransportTests {
     /// sees no more TLS connections than the pool holds (the bench's `tls-handshakes` figure).
     @Test func connectionsAreReusedAcrossRequests() async throws {
         try await withTLSNginx { files, nginx in
-            try await withNIOSession { session in
+            try await withSession { session in
                 let tls = try privateCA(files)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<8 {

@@ -62,3 +62,18 @@ extension BaseOperation {
         return self
     }
 }
+
+/// Runs `body` with a NIO session of the test's own made from `configuration` (by default
+/// `TestEngine.nioConfiguration`), and shuts the session down afterwards, whatever `body` does.
+public func withNIOSession(
+    _ configuration: NIOEngineConfiguration = TestEngine.nioConfiguration, _ body: (NetworkSession) async throws -> Void
+) async throws {
+    let session = NetworkSession.nio(configuration: configuration)
+    do {
+        try await body(session)
+    } catch {
+        try? await session.shutdownNIOEngine()
+        throw error
+    }
+    try await session.shutdownNIOEngine()
+}

@@ -281,6 +281,12 @@ struct EnginesBench: AsyncParsableCommand {
 
     /// Runs every variant once per round, in turn, so drift in the machine's load hits all alike.
     private func measure(_ variants: [EngineVariant], concurrency: Int) async -> [LoadResult] {
+        await Self.measure(variants, concurrency: concurrency, requests: requests, rounds: rounds)
+    }
+
+    /// `rounds` rounds of `requests` requests per variant at `concurrency`, the variants in turn
+    /// in each round after a warm-up of 200; the median of each.
+    static func measure(_ variants: [EngineVariant], concurrency: Int, requests: Int, rounds: Int) async -> [LoadResult] {
         for variant in variants {
             _ = await variant.round(count: 200, concurrency: concurrency)
         }

@@ -50,16 +50,7 @@ struct TLSEnginesBench {
             },
         ]
         let concurrency = 64
-        for variant in variants {
-            _ = await variant.round(count: 200, concurrency: concurrency)
-        }
-        var collected = Array(repeating: [LoadResult](), count: variants.count)
-        for _ in 0..<rounds {
-            for (index, variant) in variants.enumerated() {
-                collected[index].append(await variant.round(count: requests, concurrency: concurrency))
-            }
-        }
-        let results = collected.map(LoadResult.median)
+        let results = await EnginesBench.measure(variants, concurrency: concurrency, requests: requests, rounds: rounds)
         let (h2, h1, raw) = (results[0], results[1], results[2])
 
         let handshakes = try await Self.handshakes(handshakeRequests, url: url, nginx: nginx, tls: tls, allowsHTTP2: true)
