@@ -31,7 +31,9 @@ struct ConcurrencyLimitTests {
     @Test(arguments: TestEngine.allCases) func neverMoreInFlightThanTheLimit(_ engine: TestEngine) async throws {
         let limiter = RateLimiter(configuration: .init(maximumConcurrentRequests: 3))
         let key = UUID().uuidString
-        let url = try await TestServer.url("counted/\(key)?delay=0.3")
+        // Each answer takes 1 s: long enough that three requests overlap at the server even when
+        // a loaded parallel run delays their starts (at 0.3 s one run saw only two at once).
+        let url = try await TestServer.url("counted/\(key)?delay=1")
         let operations = (0..<12).map { _ in DTO.get(url).use(limiter).on(engine) }
         for operation in operations { operation.start() }
         for operation in operations { await operation.finished() }
