@@ -11,8 +11,9 @@ import Testing
 /// credentials, and refusing a port), microsocks speaks SOCKS5. The proxy's credentials go to the
 /// proxy alone and the API's token travels inside the tunnel; the URLSession engine refuses what
 /// FoundationNetworking cannot do.
-/// One test at a time: each starts a proxy (and one an nginx).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+/// One test at a time, and never beside the tests that time things (the gate held exclusively):
+/// each starts a proxy (and one an nginx).
+@Suite(.serialized, .timeLimit(.minutes(2)), .processGate(.exclusive))
 struct ProxyTransportTests {
     struct Echo: Decodable {
         let headers: [String: String]

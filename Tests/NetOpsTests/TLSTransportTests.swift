@@ -9,9 +9,9 @@ import Testing
 /// client certificate, an expired and a wrong-name certificate, HTTP/2 by ALPN, connections
 /// reused. The SwiftNIO engine applies `TLSSettings`; the URLSession engine refuses what it
 /// cannot apply and reports TLS failures with the same error kind.
-/// One test at a time: each starts an nginx and runs openssl nine times, a burst the rest of a
-/// parallel run feels.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+/// One test at a time, and never beside the tests that time things (the gate held exclusively):
+/// each starts an nginx and runs openssl nine times, a burst the rest of a parallel run feels.
+@Suite(.serialized, .timeLimit(.minutes(3)), .processGate(.exclusive))
 struct TLSTransportTests {
     /// A NIO session of the test's own, shut down after `body`. Connection attempts are not
     /// retried (`retriesConnectionEstablishment`), so a handshake that fails ends the operation
