@@ -34,6 +34,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // AsyncHTTPClient and Hummingbird depend on it already: the NIO engine names its errors,
+        // and the tests' HTTP/2 fault server (TestSupport) speaks it.
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // NIOHTTPCompression: the NIO engine maps its decompression errors (AsyncHTTPClient
         // decodes with it).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -70,7 +73,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // A streamed body's chunks go to their reader as `Data` over the ByteBuffer's bytes.
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Only to name HTTP/2's stream and protocol errors (`NIOFailureMapping`).
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 "CNetOpsZlib",
             ],
@@ -158,6 +165,9 @@ let package = Package(
             name: "DemoServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // TLS with HTTP/2 by ALPN, for the tests that run the conformance cases over HTTP/2.
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -222,6 +232,9 @@ let package = Package(
                 "DemoServer", "NetOps", "NetOpsNIO", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings

@@ -24,7 +24,9 @@ import FoundationNetworking
 /// ```
 ///
 /// Every response comes back to the client, whatever its status: the generated code decides
-/// what a 404 means. A status the retry policy retries (a 503, say) is retried first; the client
+/// what a 404 means. An accepted response's body streams (`StreamingOperation`): the client
+/// reads it as it arrives, and on the NIO engine the server is read no faster than the client
+/// reads. The request body is still read into memory first (up to `maxRequestBodyBytes`). A status the retry policy retries (a 503, say) is retried first; the client
 /// sees the last answer. Transport failures (no connection, a timeout, a cancelled task) throw
 /// the operation's `NetOpsError`. Cancelling the calling task cancels the operation.
 public struct APILayerTransport: ClientTransport {
@@ -65,28 +67,39 @@ public struct APILayerTransport: ClientTransport {
     /// - Throws: `APILayerTransportError` when the request cannot be made; the operation's
     ///   `NetOpsError` when no response came.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
-        let urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
-        let operation: BaseOperation
+        var urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
         if let body {
             let bytes: ArraySlice<UInt8>
             do { bytes = try await ArraySlice(collecting: body, upTo: configuration.maxRequestBodyBytes) } catch {
                 throw APILayerTransportError.bodyTooLarge(operationID: operationID, limit: configuration.maxRequestBodyBytes)
             }
-            operation = UploadOperation(request: urlRequest, data: Data(bytes))
-        } else {
-            operation = DataTaskOperation(request: urlRequest)
+            urlRequest.httpBody = Data(bytes)
         }
+        // The response body streams to the generated client as it arrives (on the NIO engine,
+        // no faster than the client reads it); an answer with a status the operation does not
+        // accept comes whole, as the operation held it.
+        let operation = StreamingOperation(request: urlRequest)
         scope.adopt(operation, tokenPlacement: configuration.tokenPlacement)
         configuration.prepare?(operation, operationID)
-        _ = try? await operation.run()
+        _ = try? await operation.response()
         guard let response = operation.response else {
             throw operation.error ?? NetOpsError(.cancelled, url: urlRequest.url)
         }
-        if let error = operation.error, error.httpStatus == nil {
+        if let error = operation.error {
             // A response came, but the transfer failed after it (cut short, cancelled).
-            throw error
+            guard error.httpStatus != nil else { throw error }
+            return (Self.httpResponse(from: response), HTTPBody(operation.receivedData))
         }
-        return (Self.httpResponse(from: response), HTTPBody(operation.receivedData))
+        return (Self.httpResponse(from: response), Self.streamedBody(of: operation, response: response))
+    }
+
+    /// The body of an accepted response, read from the operation as the client iterates it.
+    private static func streamedBody(of operation: StreamingOperation, response: HTTPURLResponse) -> HTTPBody {
+        // A decoded body's length is not the announced one.
+        let coded = response.value(forHTTPHeaderField: "Content-Encoding").map { !$0.isEmpty && $0.lowercased() != "identity" } ?? false
+        let length: HTTPBody.Length =
+            !coded && response.expectedContentLength >= 0 ? .known(response.expectedContentLength) : .unknown
+        return HTTPBody(operation.body.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
     }
 
     /// The Foundation request of a generated client's request.

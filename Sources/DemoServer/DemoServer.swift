@@ -70,6 +70,7 @@ public final class DemoServer: Sendable {
         DemoRoutes.addCountedRoutes(to: router)
         DemoRoutes.addCacheRoutes(to: router)
         DemoRoutes.addSlowAndFailingRoutes(to: router)
+        DemoRoutes.addStreamRoutes(to: router)
         DemoRoutes.addUploadRoutes(to: router)
         DemoRoutes.addIssuePageRoutes(to: router)
         let realms = TokenRealms { TokenAuthority() }

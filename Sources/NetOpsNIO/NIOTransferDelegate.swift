@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 import NetOps
 
@@ -42,6 +43,9 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var inflater: BodyInflater?
         /// A redirect to follow once this hop's 3xx answer ended (its body is not delivered).
         var followUp: (request: URLRequest, keepsBody: Bool, target: URL)?
+        /// AsyncHTTPClient reads no more of the body until this succeeds: the stream's reader
+        /// is behind (`BodyDemand`).
+        var awaitingReader: EventLoopPromise<Void>?
     }
 
     private let events: any TransferEvents
@@ -85,6 +89,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// Marks that the transfer's owner cancelled it.
     func noteCancelRequested() {
         state.withLockedValue { $0.cancelRequested = true }
+        // A part waiting for the reader must not hold the cancelled request.
+        readerCaughtUp()
     }
 
     /// Ends a transfer that never reached AsyncHTTPClient.
@@ -163,6 +169,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         let (inflater, redirecting) = state.withLockedValue { ($0.inflater, $0.followUp != nil) }
         // The body of a 3xx answer that is followed goes nowhere.
         if redirecting { return task.eventLoop.makeSucceededVoidFuture() }
+        let demand = events.bodyDemand
         let data: Data
         if let inflater {
             // Decoded outside the lock: AsyncHTTPClient hands over one part at a time.
@@ -172,11 +179,29 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
                 return task.eventLoop.makeFailedFuture(error)
             }
             if data.isEmpty { return task.eventLoop.makeSucceededVoidFuture() }
+        } else if demand != nil {
+            // A streamed chunk is read and dropped: it keeps AsyncHTTPClient's buffer instead of
+            // a copy, so the bytes waiting for the reader are held once.
+            data = Data(buffer: buffer, byteTransferStrategy: .noCopy)
         } else {
             data = Data(buffer.readableBytesView)
         }
         deliver { $0.transferDidReceive(data: data) }
-        return task.eventLoop.makeSucceededVoidFuture()
+        guard let demand else { return task.eventLoop.makeSucceededVoidFuture() }
+        // Backpressure: the next part is read once the reader took enough. The promise is kept
+        // here so that the transfer's end, however it comes, releases it too.
+        let promise = task.eventLoop.makePromise(of: Void.self)
+        state.withLockedValue { $0.awaitingReader = promise }
+        if demand.whenReady({ [self] in readerCaughtUp() }) { readerCaughtUp() }
+        return promise.futureResult
+    }
+
+    /// The reader can take more, or the transfer is over: AsyncHTTPClient reads on.
+    private func readerCaughtUp() {
+        state.withLockedValue { state -> EventLoopPromise<Void>? in
+            defer { state.awaitingReader = nil }
+            return state.awaitingReader
+        }?.succeed()
     }
 
     func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
@@ -298,6 +323,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// Hands the completion to the operation: right here on the event loop (the session delivers
     /// there, or nobody who may block listens: an awaited operation), or on a queue of its own.
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
+        readerCaughtUp()
         redirects?.handle.release(self)
         let events = events
         if onEventLoop || events.completesInPlace {

@@ -127,6 +127,9 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
             if let data { events.transferDidReceive(data: data) }
         case let .forwardDataAndSendAhead(next, number):
             if let data { events.transferDidReceive(data: data) }
+            // A reader that is behind is waited for: no more than the segment in progress and
+            // the reader's buffer pile up.
+            if let demand = events.bodyDemand, !demand.whenReady({ [self] in send(next, number: number) }) { return }
             send(next, number: number)
         case let .replayHeld(number):
             replay(number)

@@ -50,6 +50,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// True when the body goes to a file, not to memory: an engine without backpressure may then
     /// fetch it in bounded `Range` segments and report them as one response.
     var bodyGoesToFile: Bool { get }
+    /// The reader of a streamed body, when the body goes to one (`StreamingOperation`): an
+    /// engine asks it after each chunk whether to read on (`BodyDemand`).
+    var bodyDemand: (any BodyDemand)? { get }
     /// What the transfer's redirects may do and carry (`RedirectPolicy`).
     var redirectRules: RedirectRules { get }
     /// The transfer's own TLS settings and HTTP/2 switch (`TransportChoice`).
@@ -69,6 +72,8 @@ package protocol TransferEvents: AnyObject, Sendable {
 extension TransferEvents {
     /// Bodies go to memory unless a handler says otherwise.
     package var bodyGoesToFile: Bool { false }
+    /// No reader to wait for unless a handler says otherwise.
+    package var bodyDemand: (any BodyDemand)? { nil }
     /// Redirects are followed with the standard credentials stripped unless a handler says otherwise.
     package var redirectRules: RedirectRules { .standard }
     /// The session's TLS settings, HTTP/2 allowed, unless a handler says otherwise.

@@ -75,7 +75,9 @@ final class URLSessionEngine: TransferEngine {
         let task: URLSessionTask
         switch body {
         case .none:
-            if let segmentLength, events.bodyGoesToFile, SegmentedDownload.canSegment(request) {
+            // A body for a file, or for a reader (`StreamingOperation`), comes in segments: the
+            // next one is asked for only when the reader caught up.
+            if let segmentLength, events.bodyGoesToFile || events.bodyDemand != nil, SegmentedDownload.canSegment(request) {
                 let download = SegmentedDownload(request: request, segmentLength: segmentLength, events: events) {
                     [session, router] request, events in
                     let task = session.dataTask(with: request)
@@ -213,6 +215,7 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     }
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
+    var bodyDemand: (any BodyDemand)? { events.bodyDemand }
     var redirectRules: RedirectRules { events.redirectRules }
     var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }

@@ -54,6 +54,10 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Not sent: the origin failed too often in a row, and its `CircuitBreaker` refuses
         /// requests to it for `retryAfter` more seconds.
         case circuitOpen(origin: String, retryAfter: Double)
+        /// A streamed response body (`StreamingOperation`) could not go on: it was read a second
+        /// time, its reader fell further behind than an engine without backpressure may buffer,
+        /// or the server sent the body again from its start after part of it was read.
+        case stream(reason: String)
     }
 
     /// What went wrong.
@@ -136,6 +140,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .rejected(reason): return "rejected\(target): \(reason)"
         case let .circuitOpen(origin, retryAfter):
             return "circuit open for \(origin) after repeated failures\(target): not sent, the next try in \(Int(retryAfter.rounded(.up))) s"
+        case let .stream(reason): return "response stream\(target): \(reason)"
         }
     }
 
@@ -170,6 +175,7 @@ extension NetOpsError.Kind {
         case .authenticationFailed: return "authenticationFailed"
         case .rejected: return "rejected"
         case .circuitOpen: return "circuitOpen"
+        case .stream: return "stream"
         }
     }
 }

@@ -36,9 +36,10 @@ extension BaseOperation {
 
     /// The response body held in memory. A `DownloadOperation` writes its body to a file and
     /// holds only the body of an answer with a status it does not accept (its first MiB), which
-    /// says why the download failed; otherwise this is empty for it.
+    /// says why the download failed; otherwise this is empty for it. A `StreamingOperation`
+    /// hands its body to its reader and holds, the same way, only an unaccepted answer's.
     public var receivedData: Data {
-        withLock { (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? Data() }
+        withLock { (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? (sink as? StreamSink)?.heldBody ?? Data() }
     }
 
     /// The response body parsed as JSON with `JSONSerialization` (nil when it is not JSON),

@@ -40,6 +40,7 @@ extension BaseOperation {
         // Late chunks of an earlier transfer are refused from here on, before the length kept
         // (where a `Range` resumes) is read.
         (sink as? FileSink)?.admit(number)
+        (sink as? StreamSink)?.admitNextTransfer()
         let kept = sink.bytesKept
         if kept > 0 {
             if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
@@ -152,7 +153,8 @@ extension BaseOperation {
         guard current else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules, transport: prepared.transport)
         let handle: any TransferHandle
-        if prepared.coalescer != nil || prepared.cache != nil {
+        // A streamed body goes to its one reader: it is never shared nor cached.
+        if prepared.coalescer != nil || prepared.cache != nil, !(sink is StreamSink) {
             handle = Self.startThroughStages(request, prepared: prepared, events: events)
         } else {
             handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
@@ -259,6 +261,14 @@ extension BaseOperation {
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
             do {
+                if let stream = sink as? StreamSink {
+                    // An accepted head lets the reader go on; an unaccepted one's body is held.
+                    if storage.settings.acceptableStatusCodes.contains(response.statusCode) {
+                        stream.acceptBody()
+                    } else {
+                        stream.holdUnacceptedBody()
+                    }
+                }
                 if let file = sink as? FileSink, !storage.settings.acceptableStatusCodes.contains(response.statusCode) {
                     // An error answer: its body, held in memory, says why; the partial file
                     // stays as it is for a retry to resume.
@@ -308,6 +318,9 @@ extension BaseOperation {
                 try sink.append(data)
                 storage.progress.bytesReceived = sink.bytesKept
                 effects.progress = progressReportLocked()
+            } catch let refused as NetOpsError {
+                // A stream that cannot go on (`StreamSink`).
+                apply({ $0.abort(NetOpsError(refused.kind, url: currentURL)) }, to: &effects)
             } catch {
                 apply({ $0.abort(fileError(error)) }, to: &effects)
             }
@@ -358,7 +371,7 @@ extension BaseOperation {
             let outcome = AttemptOutcome(
                 request: storage.lastSentRequest ?? URLRequest(url: currentURL ?? Self.placeholderURL),
                 head: storage.response,
-                body: (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? Data(),
+                body: (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? (sink as? StreamSink)?.heldBody ?? Data(),
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 bytesSent: storage.progress.bytesSent,
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),
@@ -506,6 +519,8 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     }
 
     var bodyGoesToFile: Bool { operation.sink is FileSink }
+
+    var bodyDemand: (any BodyDemand)? { (operation.sink as? StreamSink)?.buffer }
 
     var completesInPlace: Bool { operation.mayCompleteInPlace }
 }

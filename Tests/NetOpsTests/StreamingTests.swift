@@ -1,0 +1,265 @@
+import DemoServer
+import Foundation
+import TestSupport
+import Testing
+
+@testable import NetOps
+
+/// `StreamingOperation` against DemoServer, on both engines: the body arrives whole and in
+/// order, the server is held back while the reader is behind, and every way a stream can stop
+/// (the reader leaves, its task is cancelled, an unaccepted status, a server that restarts the
+/// body) ends the operation with a clear outcome.
+@Suite(.timeLimit(.minutes(3)), .processGate(.shared))
+struct StreamingTests {
+    /// Reads every chunk of `operation`'s body.
+    static func collect(_ operation: StreamingOperation) async throws -> Data {
+        var body = Data()
+        for try await chunk in operation.body { body.append(chunk) }
+        return body
+    }
+
+    /// The bytes DemoServer's writer accepted for `key`.
+    static func written(_ key: String) async throws -> Int {
+        let stats = try await DTO.get(try await TestServer.url("streamed-stats/\(key)")).run()
+        let object = try #require(stats.json as? [String: Any])
+        return (object["written"] as? Int) ?? -1
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func bodyArrivesWholeAndInOrder(_ engine: TestEngine) async throws {
+        let size = 3 << 20
+        let operation = SO.get(try await TestServer.url("bytes/\(size)")).on(engine)
+        let response = try await operation.response()
+        #expect(response.statusCode == 200)
+        let body = try await Self.collect(operation)
+        #expect(body.count == size)
+        #expect(sha256(body) == payloadSHA256(size: size))
+        try await operation.run()
+        #expect(operation.state == .successFinished)
+        #expect(operation.receivedData.isEmpty, "a streamed body is not kept")
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aReaderThatIsBehindHoldsTheServerBack(_ engine: TestEngine) async throws {
+        let key = "held-\(engine)-\(UUID().uuidString)"
+        let size = 1 << 30
+        let operation = SO.get(try await TestServer.url("streamed/\(key)/\(size)"), bufferedBytes: 256 << 10).on(engine)
+        try await operation.response()
+        var iterator = operation.body.makeAsyncIterator()
+        _ = try await iterator.next()
+        // Without backpressure the whole GiB would cross loopback within a second or two. With
+        // it, the server writes what the reader's buffer, the sockets' buffers (the kernel grows
+        // a loopback receive buffer up to tcp_rmem's maximum) and, on the URLSession engine, two
+        // 2 MiB segments hold, and then stops.
+        try await Task.sleep(for: .seconds(1))
+        let ahead = try await Self.written(key)
+        try await Task.sleep(for: .seconds(1))
+        let later = try await Self.written(key)
+        #expect(ahead > 0)
+        #expect(later < size / 4, "the server wrote \(later) bytes for a reader that took one chunk")
+        #expect(later - ahead < 1 << 20, "the server went on writing (\(ahead) then \(later) bytes) while the reader took nothing")
+        #expect(operation.progress.bytesReceived < 8 << 20)
+        #expect(operation.state == .working)
+        _ = iterator
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aReaderThatStopsCancelsTheOperation(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("bytes/\(64 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        try await operation.response()
+        var taken = 0
+        for try await chunk in operation.body {
+            taken += chunk.count
+            if taken >= 256 << 10 { break }
+        }
+        #expect(await eventually(within: 10) { operation.state == .cancelled })
+        await operation.finished()
+        #expect(operation.error?.kind == .cancelled)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func cancellingTheReadingTaskCancelsTheOperation(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("drip?bytes=100&interval=0.2")).on(engine)
+        try await operation.response()
+        let reader = Task { try await Self.collect(operation) }
+        try await Task.sleep(for: .milliseconds(500))
+        reader.cancel()
+        await #expect(throws: CancellationError.self) { try await reader.value }
+        await operation.finished()
+        #expect(operation.state == .cancelled)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func anUnacceptedStatusIsNotStreamed(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("status/404")).on(engine)
+        await #expect(throws: NetOpsError.self) { try await operation.response() }
+        #expect(operation.error?.httpStatus == 404, "\(String(describing: operation.error))")
+        #expect(operation.response?.statusCode == 404)
+        #expect(!operation.receivedData.isEmpty, "the error body is held, as a DataTaskOperation holds it")
+        do {
+            _ = try await Self.collect(operation)
+            Issue.record("the body of a 404 was read")
+        } catch let error as NetOpsError {
+            #expect(error.httpStatus == 404)
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func theBodyCanBeReadOnce(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("bytes/1024")).on(engine)
+        try await operation.response()
+        let first = try await Self.collect(operation)
+        #expect(first.count == 1_024)
+        do {
+            _ = try await Self.collect(operation)
+            Issue.record("a second read succeeded")
+        } catch let error as NetOpsError {
+            guard case .stream = error.kind else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func linesStraddlingChunksComeWhole(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("lines/20000")).on(engine)
+        try await operation.response()
+        var index = 0
+        for try await line in operation.body.lines {
+            #expect(line == "{\"n\":\(index)}")
+            index += 1
+        }
+        #expect(index == 20_000)
+        #expect(operation.state == .successFinished)
+    }
+
+    @Test(arguments: TestEngine.allCases, [false, true])
+    func serverSentEvents(_ engine: TestEngine, crlf: Bool) async throws {
+        let operation = SO.get(try await TestServer.url("events?count=4&interval=0.05&crlf=\(crlf ? 1 : 0)")).on(engine)
+        try await operation.response()
+        var events: [ServerSentEvent] = []
+        for try await event in operation.body.serverSentEvents { events.append(event) }
+        #expect(events.count == 4)
+        for (offset, event) in events.enumerated() {
+            #expect(event.event == "tick")
+            #expect(event.id == String(offset + 1))
+            #expect(event.data == "{\"n\":\(offset + 1)}\nline two")
+            #expect(event.retry == (offset == 0 ? 1_500 : nil))
+        }
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func lastEventIDResumesAnEventStream(_ engine: TestEngine) async throws {
+        let operation = SO.request(.get, try await TestServer.url("events?count=6"), headers: ["Last-Event-ID": "4"]).on(engine)
+        try await operation.response()
+        var ids: [String?] = []
+        for try await event in operation.body.serverSentEvents { ids.append(event.id) }
+        #expect(ids == ["5", "6"])
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func suspendAndResumeContinueFromTheLastByteRead(_ engine: TestEngine) async throws {
+        let size = 3 << 20
+        let operation = SO.get(try await TestServer.url("bytes/\(size)?rate=\(2 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        try await operation.response()
+        var body = Data()
+        var suspended = false
+        for try await chunk in operation.body {
+            body.append(chunk)
+            if !suspended, body.count >= size / 3 {
+                suspended = true
+                #expect(operation.suspend())
+                let task = Task {
+                    try await Task.sleep(for: .milliseconds(300))
+                    #expect(operation.resume())
+                }
+                _ = task
+            }
+        }
+        #expect(body.count == size)
+        #expect(sha256(body) == payloadSHA256(size: size))
+        await operation.finished()
+        #expect(operation.state == .successFinished)
+        #expect(operation.resumptionCounts.ranged >= 1)
+        #expect(operation.resumptionCounts.restarted == 0)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aServerThatRestartsTheBodyFailsTheStream(_ engine: TestEngine) async throws {
+        let size = 3 << 20
+        // /norange answers a resumption with the whole body again.
+        let operation = SO.get(try await TestServer.url("norange/\(size)?rate=\(2 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        try await operation.response()
+        var taken = 0
+        do {
+            for try await chunk in operation.body {
+                taken += chunk.count
+                if taken >= 256 << 10, operation.state == .working {
+                    #expect(operation.suspend())
+                    #expect(operation.resume())
+                }
+            }
+            Issue.record("the stream ended without an error after \(taken) bytes")
+        } catch let error as NetOpsError {
+            guard case .stream = error.kind else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+        }
+        #expect(taken < size, "no byte is repeated: the stream stopped")
+        await operation.finished()
+        #expect(operation.state == .failedFinished)
+    }
+
+    @Test func aSlowReaderIsNotIdle() async throws {
+        let operation = SO.get(try await TestServer.url("bytes/\(1 << 20)"), bufferedBytes: 64 << 10).on(.nio)
+        operation.idleTimeout = 2
+        try await operation.response()
+        var body = Data()
+        // Four pauses of 1 s: the server waits on the reader for longer than the idle timeout
+        // in all, and the reader's takes count as activity.
+        var pauses = 0
+        for try await chunk in operation.body {
+            body.append(chunk)
+            if body.count >= (pauses + 1) * (256 << 10) {
+                pauses += 1
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        #expect(pauses == 4)
+        #expect(body.count == 1 << 20)
+        #expect(operation.state == .successFinished)
+    }
+
+    @Test(arguments: TestEngine.allCases)
+    func aReaderThatTakesNothingMeetsTheIdleTimeout(_ engine: TestEngine) async throws {
+        let operation = SO.get(try await TestServer.url("bytes/\(64 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        operation.idleTimeout = 1
+        try await operation.response()
+        await operation.finished()
+        // On the NIO engine the server is held back and the transfer goes idle. The URLSession
+        // engine fetches segments only for a reader that keeps up, so it goes idle too.
+        #expect(operation.error?.kind == .idleTimeout(seconds: 1))
+        do {
+            _ = try await Self.collect(operation)
+            Issue.record("the body of a timed-out stream ended cleanly")
+        } catch let error as NetOpsError {
+            #expect(error.isTimeout)
+        }
+    }
+
+    @Test func urlSessionFailsAReaderTooFarBehindWhenItCannotSegment() async throws {
+        // /norange sends the whole body in one response, which libcurl reads at full speed.
+        let operation = SO.get(try await TestServer.url("norange/\(64 << 20)"), bufferedBytes: 64 << 10).on(.urlSession)
+        // The head may be followed so closely by 16 MiB that the operation failed before this
+        // caller saw it accepted.
+        _ = try? await operation.response()
+        await operation.finished()
+        guard case let .stream(reason) = operation.error?.kind else {
+            Issue.record("expected a stream error, got \(String(describing: operation.error))")
+            return
+        }
+        #expect(reason.contains("NIO engine"))
+    }
+}
