@@ -1,5 +1,7 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOConcurrencyHelpers
 import ServiceLifecycle
@@ -21,8 +23,10 @@ public final class DemoServer: Sendable {
     public let port: Int
     /// The host the server listens on.
     public let host: String
-    /// `http://host:port/`, the root every route hangs from.
-    public var baseURL: URL { URL(string: "http://\(host):\(port)/")! }
+    /// True when the server speaks TLS (`start(…, tls:)`): HTTP/2 and HTTP/1.1, chosen by ALPN.
+    public let usesTLS: Bool
+    /// `http://host:port/` (`https://` with TLS), the root every route hangs from.
+    public var baseURL: URL { URL(string: "\(usesTLS ? "https" : "http")://\(host):\(port)/")! }
 
     private let group: ServiceGroup
     private let runTask: Task<Void, any Error>
@@ -33,10 +37,11 @@ public final class DemoServer: Sendable {
     private let credentials: CredentialLog
 
     private init(
-        port: Int, host: String, group: ServiceGroup, runTask: Task<Void, any Error>,
+        port: Int, host: String, usesTLS: Bool, group: ServiceGroup, runTask: Task<Void, any Error>,
         counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices,
         trackerServices: TrackerServices, credentials: CredentialLog
     ) {
+        self.usesTLS = usesTLS
         self.realms = realms
         self.sampleServices = sampleServices
         self.trackerServices = trackerServices
@@ -54,8 +59,13 @@ public final class DemoServer: Sendable {
     ///   - host: The address to bind; keep the default loopback address for tests.
     ///   - port: The port to bind; 0 lets the system pick a free one.
     ///   - logLevel: The level of the server's own log (warnings and errors by default).
-    /// - Throws: `DemoServerError.didNotStart` when the address cannot be bound.
-    public static func start(host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning) async throws -> DemoServer {
+    ///   - tls: A certificate and key to serve HTTPS with, HTTP/2 offered by ALPN beside
+    ///     HTTP/1.1; nil serves cleartext HTTP/1.1.
+    /// - Throws: `DemoServerError.didNotStart` when the address cannot be bound, or the
+    ///   certificate or key cannot be read.
+    public static func start(
+        host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning, tls: DemoServerTLS? = nil
+    ) async throws -> DemoServer {
         var logger = Logger(label: "DemoServer")
         logger.logLevel = logLevel
         let counters = NIOLockedValueBox(DemoServerStatistics())
@@ -87,8 +97,10 @@ public final class DemoServer: Sendable {
         DemoRoutes.addHostileTextRoutes(to: router)
 
         let (boundPorts, portContinuation) = AsyncStream<Int>.makeStream()
+        let server = try tls.map { try HTTPServerBuilder.http2Upgrade(tlsConfiguration: $0.configuration()) } ?? .http1()
         let application = Application(
             router: router,
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: "DemoServer", backlog: 1024),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? 0)
@@ -108,7 +120,7 @@ public final class DemoServer: Sendable {
             throw DemoServerError.didNotStart(host: host, port: port, reason: reason)
         }
         return DemoServer(
-            port: boundPort, host: host, group: group, runTask: runTask, counters: counters, realms: realms,
+            port: boundPort, host: host, usesTLS: tls != nil, group: group, runTask: runTask, counters: counters, realms: realms,
             sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials)
     }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NetOps
@@ -30,6 +31,9 @@ package enum NIOFailureMapping {
         if error is ChannelError || error is HTTPParserError {
             return .connectionLost(reason)
         }
+        if let http2 = http2Reason(for: error) {
+            return .connectionLost(http2)
+        }
         if let tls = NIOTLSFailure.reason(for: error) {
             return .tls(tls)
         }
@@ -50,6 +54,32 @@ package enum NIOFailureMapping {
         }
         if client == .proxyAuthenticationRequired { return text + " (the proxy wants credentials: ProxySettings.Credentials)" }
         return text
+    }
+
+    /// The text of an HTTP/2 failure: a stream the server reset (`RST_STREAM`), or a protocol
+    /// error of the connection (a header list over the 16 KiB AsyncHTTPClient advertises, say),
+    /// without the source location NIOHTTP2 appends; nil for any other error.
+    static func http2Reason(for error: any Error) -> String? {
+        if let closed = error as? NIOHTTP2Errors.StreamClosed {
+            return "the HTTP/2 stream was closed with \(name(of: closed.errorCode)) before the response was complete"
+        }
+        guard error is any NIOHTTP2Error else { return nil }
+        var text = String(describing: error)
+        if let location = text.range(of: ", location: ") ?? text.range(of: "location: ") {
+            text = String(text[..<location.lowerBound]) + (text.hasSuffix(")") ? ")" : "")
+        }
+        return "HTTP/2 protocol error: \(text)"
+    }
+
+    /// `INTERNAL_ERROR (0x2)` for HTTP/2's error code 2: the name RFC 9113 gives it.
+    private static func name(of code: HTTP2ErrorCode) -> String {
+        let names: [UInt32: String] = [
+            0x0: "NO_ERROR", 0x1: "PROTOCOL_ERROR", 0x2: "INTERNAL_ERROR", 0x3: "FLOW_CONTROL_ERROR", 0x4: "SETTINGS_TIMEOUT",
+            0x5: "STREAM_CLOSED", 0x6: "FRAME_SIZE_ERROR", 0x7: "REFUSED_STREAM", 0x8: "CANCEL", 0x9: "COMPRESSION_ERROR",
+            0xa: "CONNECT_ERROR", 0xb: "ENHANCE_YOUR_CALM", 0xc: "INADEQUATE_SECURITY", 0xd: "HTTP_1_1_REQUIRED",
+        ]
+        let value = UInt32(code.networkCode)
+        return "\(names[value] ?? "error code") (0x\(String(value, radix: 16)))"
     }
 
     private static let cancelled: [HTTPClientError] = [.cancelled, .requestStreamCancelled]

@@ -108,8 +108,8 @@ struct ConformanceListTests {
         #expect(operation.receivedData.isEmpty)
     }
 
-    @Test(arguments: TestEngine.allCases) func aNotFoundKeepsItsStatusAndBody(_ engine: TestEngine) async throws {
-        let operation = await Self.run(DTO.get(try await TestServer.url("status/404")).on(engine))
+    @Test(arguments: ConformanceTarget.allCases) func aNotFoundKeepsItsStatusAndBody(_ engine: ConformanceTarget) async throws {
+        let operation = await Self.run(DTO.get(try await engine.url("status/404")).on(engine))
         #expect(operation.error?.httpStatus == 404)
         #expect(operation.statusCode == 404)
         #expect(!operation.receivedData.isEmpty)
@@ -130,8 +130,8 @@ struct ConformanceListTests {
         #expect(operation.receivedData == Data("0123456789".utf8))
     }
 
-    @Test(arguments: TestEngine.allCases) func anIdentityBodyArrivesAsSent(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("encoded/identity?size=5000")).on(engine)
+    @Test(arguments: ConformanceTarget.allCases) func anIdentityBodyArrivesAsSent(_ engine: ConformanceTarget) async throws {
+        let operation = DTO.get(try await engine.url("encoded/identity?size=5000")).on(engine)
         try await operation.run()
         #expect(operation.receivedData == Data(ConformanceFixtures.text(size: 5000)))
     }
@@ -162,8 +162,8 @@ struct ConformanceListTests {
         #expect(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == ["one", "two"])
     }
 
-    @Test(arguments: TestEngine.allCases) func aFieldTheClientRepeatsArrivesAsAList(_ engine: TestEngine) async throws {
-        var request = URLRequest(url: try await TestServer.url("echo"))
+    @Test(arguments: ConformanceTarget.allCases) func aFieldTheClientRepeatsArrivesAsAList(_ engine: ConformanceTarget) async throws {
+        var request = URLRequest(url: try await engine.url("echo"))
         request.addValue("one", forHTTPHeaderField: "X-Test")
         request.addValue("two", forHTTPHeaderField: "X-Test")
         let operation = DTO(request: request).on(engine)
@@ -172,23 +172,23 @@ struct ConformanceListTests {
         #expect(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == ["one", "two"])
     }
 
-    @Test(arguments: TestEngine.allCases) func aFieldWithAnEmptyValueIsSent(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("echo"), headers: ["X-Empty": ""]).on(engine)
+    @Test(arguments: ConformanceTarget.allCases) func aFieldWithAnEmptyValueIsSent(_ engine: ConformanceTarget) async throws {
+        let operation = DTO.get(try await engine.url("echo"), headers: ["X-Empty": ""]).on(engine)
         try await operation.run()
         #expect(try Self.echo(operation).headers["x-empty"] == "")
     }
 
     // MARK: Bodies and parameters
 
-    @Test(arguments: TestEngine.allCases) func queryParametersArriveAsSent(_ engine: TestEngine) async throws {
+    @Test(arguments: ConformanceTarget.allCases) func queryParametersArriveAsSent(_ engine: ConformanceTarget) async throws {
         let parameters: [String: String] = ["plain": "1", "spaced": "two words", "symbols": "a&b=c?d/e", "unicode": "héllo ✓"]
-        let operation = DTO.get(try await TestServer.url("echo"), parameters: parameters).on(engine)
+        let operation = DTO.get(try await engine.url("echo"), parameters: parameters).on(engine)
         try await operation.run()
         #expect(try Self.echo(operation).query == parameters)
     }
 
-    @Test(arguments: TestEngine.allCases) func aMegabyteIsEchoedWhole(_ engine: TestEngine) async throws {
-        var request = URLRequest(url: try await TestServer.url("echo"))
+    @Test(arguments: ConformanceTarget.allCases) func aMegabyteIsEchoedWhole(_ engine: ConformanceTarget) async throws {
+        var request = URLRequest(url: try await engine.url("echo"))
         request.httpMethod = "POST"
         request.httpBody = Data(repeating: UInt8(ascii: "A"), count: 1_000_000)
         let operation = DTO(request: request).on(engine)
@@ -201,8 +201,8 @@ struct ConformanceListTests {
 
     /// The proposal's under-read: the caller wants the first bytes of a long body only. Here
     /// that is a cancel once the first bytes arrived: the operation ends cancelled, no hang.
-    @Test(arguments: TestEngine.allCases) func stoppingAfterTheFirstBytesEndsTheOperation(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("bytes/1000000?rate=200000")).on(engine)
+    @Test(arguments: ConformanceTarget.allCases) func stoppingAfterTheFirstBytesEndsTheOperation(_ engine: ConformanceTarget) async throws {
+        let operation = DTO.get(try await engine.url("bytes/1000000?rate=200000")).on(engine)
         operation.start()
         #expect(await eventually { operation.progress.bytesReceived > 0 || operation.isFinishedOrCancelled })
         operation.cancel()
@@ -211,8 +211,8 @@ struct ConformanceListTests {
     }
 
     /// The proposal's drip read: a body that arrives a few bytes at a time arrives whole.
-    @Test(arguments: TestEngine.allCases) func aDrippingBodyArrivesWhole(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("drip?bytes=300&interval=0.002")).on(engine)
+    @Test(arguments: ConformanceTarget.allCases) func aDrippingBodyArrivesWhole(_ engine: ConformanceTarget) async throws {
+        let operation = DTO.get(try await engine.url("drip?bytes=300&interval=0.002")).on(engine)
         try await operation.run()
         #expect(operation.receivedData.count == 300)
     }
@@ -238,12 +238,12 @@ struct ConformanceListTests {
 
     // MARK: Cookies
 
-    @Test(arguments: TestEngine.allCases) func aCookieSetIsSentBack(_ engine: TestEngine) async throws {
+    @Test(arguments: ConformanceTarget.allCases) func aCookieSetIsSentBack(_ engine: ConformanceTarget) async throws {
         let jar = CookieJar()
-        let set = DTO.get(try await TestServer.url("cookies/set"), parameters: ["cookie": "session=abc123; Path=/"]).on(engine)
+        let set = DTO.get(try await engine.url("cookies/set"), parameters: ["cookie": "session=abc123; Path=/"]).on(engine)
         set.cookieJar = jar
         try await set.run()
-        let echo = DTO.get(try await TestServer.url("echo")).on(engine)
+        let echo = DTO.get(try await engine.url("echo")).on(engine)
         echo.cookieJar = jar
         try await echo.run()
         #expect(try Self.echo(echo).headers["cookie"] == "session=abc123")

@@ -17,7 +17,9 @@ package final class ResponseHead: @unchecked Sendable {
     package let statusCode: Int
     /// The body length the server announced, or nil without a usable `Content-Length`.
     package let expectedContentLength: Int64?
-    private let httpVersion: String
+    /// `HTTP/1.1` or `HTTP/2.0` as the engine read it (always `HTTP/1.1` over an `HTTPURLResponse`,
+    /// which does not say).
+    package let httpVersion: String
     /// The fields in the order they arrived, repeated names kept apart (empty for a head over
     /// an `HTTPURLResponse`, which answers for its own fields).
     private let fields: [(name: String, value: String)]

@@ -1,0 +1,56 @@
+import DemoServer
+import Foundation
+import NIOConcurrencyHelpers
+import NetOps
+import NetOpsNIO
+
+/// A DemoServer over TLS that offers HTTP/2 by ALPN, with a certificate from a private CA made by
+/// `openssl` (``TestCertificates``), and a NIO session that trusts that CA: the conformance cases
+/// run over HTTP/2 against it. Started on first use, shared by the process's tests.
+public enum HTTP2TestServer {
+    private struct Running: Sendable {
+        let server: DemoServer
+        let session: NetworkSession
+    }
+
+    private static let shared = Task { () throws -> Running in
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-h2-\(UUID().uuidString)")
+        // The server and the session read the files once, when they are made.
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let certificates = try await TestCertificates.make(in: folder)
+        let server = try await DemoServer.start(
+            tls: DemoServerTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
+        var configuration = TestEngine.nioConfiguration
+        configuration.tls = try TLSSettings(trustRoots: .only(.file(certificates.caCertificate.path)))
+        let running = Running(server: server, session: NetworkSession.nio(configuration: configuration))
+        started.withLockedValue { $0 = running.session }
+        return running
+    }
+
+    /// The session, once the server runs.
+    private static let started = NIOLockedValueBox<NetworkSession?>(nil)
+
+    /// The session that trusts the server's CA, for a test that reached the server already
+    /// (through ``url(_:)``); traps before.
+    public static var startedSession: NetworkSession {
+        guard let session = started.withLockedValue({ $0 }) else {
+            preconditionFailure("HTTP2TestServer.url(_:) must run before an operation is put on its session")
+        }
+        return session
+    }
+
+    /// The running server.
+    public static func get() async throws -> DemoServer {
+        try await shared.value.server
+    }
+
+    /// The NIO session that trusts the server's CA (HTTP/2 allowed, as by default).
+    public static func session() async throws -> NetworkSession {
+        try await shared.value.session
+    }
+
+    /// The absolute `https` URL of `path` (with query) on the server.
+    public static func url(_ path: String) async throws -> URL {
+        URL(string: path, relativeTo: try await get().baseURL)!.absoluteURL
+    }
+}
