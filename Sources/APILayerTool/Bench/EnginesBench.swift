@@ -28,7 +28,9 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(help: "Rounds per variant and concurrency (interleaved, the median is reported).")
     var rounds = 3
 
-    @Option(name: .customLong("transfer-mib"), help: "Size of the download and the upload measured for memory, in MiB (0 skips them).")
+    @Option(
+        name: .customLong("transfer-mib"),
+        help: "Size of the download and the upload measured for memory (with --server nginx-tls: of the stream), in MiB (0 skips them).")
     var transferMiB = 1_024
 
     @Flag(help: "Print one JSON object instead of a table.")
@@ -49,7 +51,9 @@ struct EnginesBench: AsyncParsableCommand {
 
     func run() async throws {
         if server.server == .nginxTLS, server.url == nil {
-            try await TLSEnginesBench(requests: requests, rounds: rounds, handshakeRequests: handshakeRequests, json: json).run()
+            try await TLSEnginesBench(
+                requests: requests, rounds: rounds, handshakeRequests: handshakeRequests, streamMiB: transferMiB, json: json
+            ).run()
             return
         }
         let (base, stop) = try server.start()

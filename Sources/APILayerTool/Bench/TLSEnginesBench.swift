@@ -10,15 +10,18 @@ import NetOpsNIO
 /// HTTP/2, awaited operations on the NIO engine over HTTP/2 and over HTTP/1.1 against raw
 /// AsyncHTTPClient over HTTP/2, interleaved at c=64; then how many TLS connections 2 000
 /// requests (`--handshake-requests`) at c=8 open when each carries an API scope's own
-/// `TLSSettings`.
+/// `TLSSettings`; and first, a body of `--transfer-mib` (1 GiB) read chunk by chunk through a
+/// `StreamingOperation` over HTTP/2, against AsyncHTTPClient's own streamed body.
 struct TLSEnginesBench {
     let requests: Int
     let rounds: Int
     let handshakeRequests: Int
+    let streamMiB: Int
     let json: Bool
 
     func run() async throws {
-        let nginx = try NginxServer(tls: true)
+        let streamSize = Int64(max(0, streamMiB)) << 20
+        let nginx = try NginxServer(files: streamSize > 0 ? ["stream.bin": streamSize] : [:], tls: true)
         defer { nginx.stop() }
         guard let authority = nginx.certificateAuthority else { throw NginxServer.Failure(description: "nginx runs without TLS") }
         let url = nginx.baseURL.appendingPathComponent("json")
@@ -70,13 +73,54 @@ struct TLSEnginesBench {
         notes.append(
             "tls-handshakes = distinct connections in nginx's access log for \(handshakeRequests) requests at c=8, each operation carrying the TLSSettings an API scope gives it (a fresh session); -h1 = the same kept on HTTP/1.1"
         )
-        let figures = [
-            BenchFigure(
-                name: "nio-h2-vs-ahc-h2-c64", value: h2.requestsPerSecond, baseline: raw.requestsPerSecond, unit: "req/s", target: ">= 0.9"),
-            BenchFigure(name: "nio-h2-vs-h1-c64", value: h2.requestsPerSecond, baseline: h1.requestsPerSecond, unit: "req/s", target: nil),
-            BenchFigure(name: "tls-handshakes", value: Double(handshakes), unit: "connections", target: "<= 16"),
-            BenchFigure(name: "tls-handshakes-h1", value: Double(http1Handshakes), unit: "connections", target: nil),
-        ]
+        // The stream last, in a session and a client of its own, so the load figures above
+        // see connections that carried nothing else.
+        var streamFigures: [BenchFigure] = []
+        if streamSize > 0 {
+            let streamURL = nginx.baseURL.appendingPathComponent("stream.bin")
+            let label = streamMiB == 1_024 ? "1gib" : "\(streamMiB)mib"
+            let streamSession = NetworkSession.nio(configuration: configuration)
+            let streamClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+            var http1 = configuration
+            http1.allowsHTTP2 = false
+            let http1Session = NetworkSession.nio(configuration: http1)
+            // A warm-up, then three of each in turn; the medians. The peak moves by a few MiB from
+            // run to run with where the allocator's per-thread arenas put the chunks.
+            _ = try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize)
+            var (rawRuns, streamedRuns, http1Runs) = ([TransferFigures](), [TransferFigures](), [TransferFigures]())
+            for _ in 0..<3 {
+                rawRuns.append(try await StreamMemory.rawAsyncHTTPClient(streamURL, client: streamClient, expectedSize: streamSize))
+                streamedRuns.append(try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize))
+                http1Runs.append(try await StreamMemory.operation(streamURL, session: http1Session, expectedSize: streamSize))
+            }
+            let (raw, streamed, overHTTP1) = (
+                TransferFigures.median(rawRuns), TransferFigures.median(streamedRuns), TransferFigures.median(http1Runs)
+            )
+            let mebibytes = Double(streamSize) / 1_048_576
+            streamFigures = [
+                BenchFigure(name: "stream-\(label)-rss-over-baseline", value: streamed.rssMiB, unit: "MiB", target: "<= 16"),
+                BenchFigure(name: "raw-ahc-stream-\(label)-rss-over-baseline", value: raw.rssMiB, unit: "MiB", target: nil),
+                BenchFigure(name: "stream-h1-\(label)-rss-over-baseline", value: overHTTP1.rssMiB, unit: "MiB", target: nil),
+                BenchFigure(
+                    name: "stream-vs-ahc-throughput", value: mebibytes / streamed.seconds, baseline: mebibytes / raw.seconds, unit: "MiB/s",
+                    target: nil),
+            ]
+            notes += [
+                "stream-\(label) = a StreamingOperation over HTTP/2 (default 1 MiB buffer) read chunk by chunk, nothing kept: peak RSS over the RSS before it, the median of three runs (each figure's RSS and time medians apart); AsyncHTTPClient lets an HTTP/2 stream's window grow to 8 MiB",
+                "raw-ahc-stream = AsyncHTTPClient's execute(_:timeout:) and its response body's chunks, same TLS settings; stream-h1 = the StreamingOperation kept on HTTP/1.1",
+            ]
+            try await streamClient.shutdown()
+            try await streamSession.shutdownNIOEngine()
+            try await http1Session.shutdownNIOEngine()
+        }
+        let figures =
+            streamFigures + [
+                BenchFigure(
+                    name: "nio-h2-vs-ahc-h2-c64", value: h2.requestsPerSecond, baseline: raw.requestsPerSecond, unit: "req/s", target: ">= 0.9"),
+                BenchFigure(name: "nio-h2-vs-h1-c64", value: h2.requestsPerSecond, baseline: h1.requestsPerSecond, unit: "req/s", target: nil),
+                BenchFigure(name: "tls-handshakes", value: Double(handshakes), unit: "connections", target: "<= 16"),
+                BenchFigure(name: "tls-handshakes-h1", value: Double(http1Handshakes), unit: "connections", target: nil),
+            ]
         BenchReport(suite: "engines-tls", figures: figures, notes: notes).print(json: json)
         try await ahc.shutdown()
         try await session.shutdownNIOEngine()

@@ -93,3 +93,12 @@ extension Duration {
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
+
+extension TransferFigures {
+    /// The median RSS and the median time of `runs` (each taken on its own).
+    static func median(_ runs: [TransferFigures]) -> TransferFigures {
+        let rss = runs.map(\.rssMiB).sorted()
+        let seconds = runs.map(\.seconds).sorted()
+        return TransferFigures(rssMiB: rss[rss.count / 2], seconds: seconds[seconds.count / 2])
+    }
+}
