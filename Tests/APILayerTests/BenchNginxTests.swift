@@ -36,12 +36,13 @@ struct BenchNginxTests {
         #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
     }
 
-    /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, and the handshakes of
-    /// 2 000 requests on one scope's settings.
+    /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, the handshakes of
+    /// 200 requests on one scope's settings, and a short stream.
     @Test func aShortRunAgainstAPrivateNginxOverTLS() async throws {
         let before = Self.leftovers()
         let run = try await APILayerExecutable.run([
-            "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200", "--json",
+            "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200",
+            "--transfer-mib", "8", "--json",
         ])
         #expect(run.status == 0, "\(run.error)")
         let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
@@ -51,6 +52,11 @@ struct BenchNginxTests {
         #expect(values["nio-h2-vs-h1-c64"] != nil)
         let handshakes = try #require(values["tls-handshakes"])
         #expect(handshakes >= 1 && handshakes <= 16, "\(handshakes) TLS connections for 200 requests")
+        // An 8 MiB stream: its figures are there; their size says nothing at that length.
+        for name in ["stream-8mib-rss-over-baseline", "raw-ahc-stream-8mib-rss-over-baseline", "stream-vs-ahc-throughput"] {
+            #expect(values[name] != nil, "\(name) missing")
+        }
+        #expect((values["stream-vs-ahc-throughput"] ?? 0) > 0)
         #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
     }
 
