@@ -229,4 +229,26 @@ struct TransportSendTests {
             }
         }
     }
+
+    /// A response body reaches the client as it arrives: the client holds its first chunk of a
+    /// GiB, and the server (held back on the NIO engine, asked segment by segment on URLSession)
+    /// stops far short of the end.
+    @Test(arguments: TestEngine.allCases)
+    func aLargeResponseStreamsToTheClient(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let key = "transport-\(engine)-\(UUID().uuidString)"
+        let size = 1 << 30
+        let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/streamed/\(key)/\(size)")
+        let (response, body) = try await APILayerTransport(scope: scope).send(request, body: nil, baseURL: baseURL, operationID: "export")
+        #expect(response.status == .ok)
+        let stream = try #require(body)
+        #expect(stream.length == .known(Int64(size)))
+        var chunks = stream.makeAsyncIterator()
+        let first = try await chunks.next()
+        #expect((first?.count ?? 0) > 0)
+        try await Task.sleep(for: .seconds(1))
+        let stats = try await DTO.get(baseURL.appendingPathComponent("streamed-stats/\(key)")).run()
+        let written = try #require((stats.json as? [String: Any])?["written"] as? Int)
+        #expect(written < size / 4, "the server wrote \(written) bytes for a client that read one chunk")
+    }
 }
