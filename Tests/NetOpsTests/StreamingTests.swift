@@ -5,7 +5,8 @@ import Testing
 
 @testable import NetOps
 
-/// `StreamingOperation` against DemoServer, on both engines: the body arrives whole and in
+/// `StreamingOperation` against DemoServer, on both engines (the transfer's cases over HTTP/2
+/// too): the body arrives whole and in
 /// order, the server is held back while the reader is behind, and every way a stream can stop
 /// (the reader leaves, its task is cancelled, an unaccepted status, a server that restarts the
 /// body) ends the operation with a clear outcome.
@@ -18,19 +19,20 @@ struct StreamingTests {
         return body
     }
 
-    /// The bytes DemoServer's writer accepted for `key`.
-    static func written(_ key: String) async throws -> Int {
-        let stats = try await DTO.get(try await TestServer.url("streamed-stats/\(key)")).run()
+    /// The bytes DemoServer's writer accepted for `key`, on `target`'s server.
+    static func written(_ key: String, on target: ConformanceTarget = .urlSessionHTTP1) async throws -> Int {
+        let stats = try await DTO.get(try await target.url("streamed-stats/\(key)")).on(target).run()
         let object = try #require(stats.json as? [String: Any])
         return (object["written"] as? Int) ?? -1
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func bodyArrivesWholeAndInOrder(_ engine: TestEngine) async throws {
+    @Test(arguments: ConformanceTarget.allCases)
+    func bodyArrivesWholeAndInOrder(_ engine: ConformanceTarget) async throws {
         let size = 3 << 20
-        let operation = SO.get(try await TestServer.url("bytes/\(size)")).on(engine)
+        let operation = SO.get(try await engine.url("bytes/\(size)")).on(engine)
         let response = try await operation.response()
         #expect(response.statusCode == 200)
+        #expect(operation.responseHead?.httpVersion == engine.expectedHTTPVersion)
         let body = try await Self.collect(operation)
         #expect(body.count == size)
         #expect(sha256(body) == payloadSHA256(size: size))
@@ -39,26 +41,30 @@ struct StreamingTests {
         #expect(operation.receivedData.isEmpty, "a streamed body is not kept")
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func aReaderThatIsBehindHoldsTheServerBack(_ engine: TestEngine) async throws {
+    @Test(arguments: ConformanceTarget.allCases)
+    func aReaderThatIsBehindHoldsTheServerBack(_ engine: ConformanceTarget) async throws {
         let key = "held-\(engine)-\(UUID().uuidString)"
         let size = 1 << 30
-        let operation = SO.get(try await TestServer.url("streamed/\(key)/\(size)"), bufferedBytes: 256 << 10).on(engine)
+        let operation = SO.get(try await engine.url("streamed/\(key)/\(size)"), bufferedBytes: 256 << 10).on(engine)
         try await operation.response()
         var iterator = operation.body.makeAsyncIterator()
         _ = try await iterator.next()
         // Without backpressure the whole GiB would cross loopback within a second or two. With
         // it, the server writes what the reader's buffer, the sockets' buffers (the kernel grows
         // a loopback receive buffer up to tcp_rmem's maximum) and, on the URLSession engine, two
-        // 2 MiB segments hold, and then stops.
+        // 2 MiB segments hold (over HTTP/2, AsyncHTTPClient's stream window of up to 8 MiB),
+        // and then stops.
         try await Task.sleep(for: .seconds(1))
-        let ahead = try await Self.written(key)
+        let ahead = try await Self.written(key, on: engine)
         try await Task.sleep(for: .seconds(1))
-        let later = try await Self.written(key)
+        let later = try await Self.written(key, on: engine)
         #expect(ahead > 0)
-        #expect(later < size / 4, "the server wrote \(later) bytes for a reader that took one chunk")
+        // What the server's writer got rid of includes what the in-process server buffers
+        // itself before its channel reports it unwritable: tens of MiB on a quiet machine, a few
+        // hundred under load. What proves the backpressure is that it stops.
+        #expect(later < size / 2, "the server wrote \(later) bytes for a reader that took one chunk")
         #expect(later - ahead < 1 << 20, "the server went on writing (\(ahead) then \(later) bytes) while the reader took nothing")
-        #expect(operation.progress.bytesReceived < 8 << 20)
+        #expect(operation.progress.bytesReceived < 12 << 20)
         #expect(operation.state == .working)
         _ = iterator
     }
@@ -134,9 +140,9 @@ struct StreamingTests {
         #expect(operation.state == .successFinished)
     }
 
-    @Test(arguments: TestEngine.allCases, [false, true])
-    func serverSentEvents(_ engine: TestEngine, crlf: Bool) async throws {
-        let operation = SO.get(try await TestServer.url("events?count=4&interval=0.05&crlf=\(crlf ? 1 : 0)")).on(engine)
+    @Test(arguments: ConformanceTarget.allCases, [false, true])
+    func serverSentEvents(_ engine: ConformanceTarget, crlf: Bool) async throws {
+        let operation = SO.get(try await engine.url("events?count=4&interval=0.05&crlf=\(crlf ? 1 : 0)")).on(engine)
         try await operation.response()
         var events: [ServerSentEvent] = []
         for try await event in operation.body.serverSentEvents { events.append(event) }
@@ -158,10 +164,10 @@ struct StreamingTests {
         #expect(ids == ["5", "6"])
     }
 
-    @Test(arguments: TestEngine.allCases)
-    func suspendAndResumeContinueFromTheLastByteRead(_ engine: TestEngine) async throws {
+    @Test(arguments: ConformanceTarget.allCases)
+    func suspendAndResumeContinueFromTheLastByteRead(_ engine: ConformanceTarget) async throws {
         let size = 3 << 20
-        let operation = SO.get(try await TestServer.url("bytes/\(size)?rate=\(2 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        let operation = SO.get(try await engine.url("bytes/\(size)?rate=\(2 << 20)"), bufferedBytes: 64 << 10).on(engine)
         try await operation.response()
         var body = Data()
         var suspended = false
