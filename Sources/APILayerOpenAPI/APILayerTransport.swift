@@ -26,7 +26,9 @@ import FoundationNetworking
 /// Every response comes back to the client, whatever its status: the generated code decides
 /// what a 404 means. An accepted response's body streams (`StreamingOperation`): the client
 /// reads it as it arrives, and on the NIO engine the server is read no faster than the client
-/// reads. The request body is still read into memory first (up to `maxRequestBodyBytes`). A status the retry policy retries (a 503, say) is retried first; the client
+/// reads. A request body of up to `inMemoryRequestBodyBytes` goes from memory; a longer one, or one
+/// of unknown length, is written to a temporary file as the client produces it and sent from disk,
+/// so memory stays flat either way (up to `maxRequestBodyBytes`). A status the retry policy retries (a 503, say) is retried first; the client
 /// sees the last answer. Transport failures (no connection, a timeout, a cancelled task) throw
 /// the operation's `NetOpsError`. Cancelling the calling task cancels the operation.
 public struct APILayerTransport: ClientTransport {
@@ -34,13 +36,18 @@ public struct APILayerTransport: ClientTransport {
     public struct Configuration: Sendable {
         /// Where the API's token goes; nil sends requests without one.
         public var tokenPlacement: TokenPlacement?
-        /// The largest request body read into memory before sending.
+        /// The largest request body sent.
         public var maxRequestBodyBytes: Int
+        /// The largest request body kept in memory: a body of unknown length, or a longer one,
+        /// is written to a temporary file (mode 0600) as the client produces it and sent from
+        /// there. 1 MiB unless set.
+        public var inMemoryRequestBodyBytes: Int = 1 << 20
         /// Called with each operation before it starts, and the ID of the client's operation:
         /// give it an owner, timeouts, a progress handler.
         public var prepare: (@Sendable (BaseOperation, _ operationID: String) -> Void)?
 
-        /// A configuration: the token in the `Authorization` header, bodies up to 64 MiB.
+        /// A configuration: the token in the `Authorization` header, bodies up to 64 MiB, those
+        /// over 1 MiB sent from a temporary file.
         public init(
             tokenPlacement: TokenPlacement? = .authorizationHeader, maxRequestBodyBytes: Int = 64 << 20,
             prepare: (@Sendable (BaseOperation, _ operationID: String) -> Void)? = nil
@@ -68,17 +75,22 @@ public struct APILayerTransport: ClientTransport {
     ///   `NetOpsError` when no response came.
     public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         var urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
-        if let body {
-            let bytes: ArraySlice<UInt8>
-            do { bytes = try await ArraySlice(collecting: body, upTo: configuration.maxRequestBodyBytes) } catch {
-                throw APILayerTransportError.bodyTooLarge(operationID: operationID, limit: configuration.maxRequestBodyBytes)
-            }
-            urlRequest.httpBody = Data(bytes)
-        }
         // The response body streams to the generated client as it arrives (on the NIO engine,
         // no faster than the client reads it); an answer with a status the operation does not
         // accept comes whole, as the operation held it.
-        let operation = StreamingOperation(request: urlRequest)
+        let operation: StreamingOperation
+        if let body {
+            if case let .known(length) = body.length, length <= configuration.inMemoryRequestBodyBytes {
+                urlRequest.httpBody = Data(try await collect(body, operationID: operationID))
+                operation = StreamingOperation(request: urlRequest)
+            } else {
+                let file = try await spool(body, operationID: operationID)
+                urlRequest.setValue(String(file.length), forHTTPHeaderField: "Content-Length")
+                operation = StreamingOperation(request: urlRequest, bodyFile: file.url)
+            }
+        } else {
+            operation = StreamingOperation(request: urlRequest)
+        }
         scope.adopt(operation, tokenPlacement: configuration.tokenPlacement)
         configuration.prepare?(operation, operationID)
         _ = try? await operation.response()
@@ -91,6 +103,41 @@ public struct APILayerTransport: ClientTransport {
             return (Self.httpResponse(from: response), HTTPBody(operation.receivedData))
         }
         return (Self.httpResponse(from: response), Self.streamedBody(of: operation, response: response))
+    }
+
+    /// A request body of known, small length, in memory.
+    private func collect(_ body: HTTPBody, operationID: String) async throws -> ArraySlice<UInt8> {
+        do {
+            return try await ArraySlice(collecting: body, upTo: configuration.maxRequestBodyBytes)
+        } catch {
+            throw APILayerTransportError.bodyTooLarge(operationID: operationID, limit: configuration.maxRequestBodyBytes)
+        }
+    }
+
+    /// A request body of unknown or large length, written chunk by chunk as the client produces
+    /// it to a temporary file only this process's user can read, which the operation sends from
+    /// disk and deletes when it ends. At most `maxRequestBodyBytes`.
+    private func spool(_ body: HTTPBody, operationID: String) async throws -> (url: URL, length: Int) {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-request-\(UUID().uuidString).body")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw NetOpsError(.file(path: url.path, reason: "cannot create the request body's temporary file"), url: nil)
+        }
+        var length = 0
+        do {
+            let handle = try FileHandle(forWritingTo: url)
+            defer { try? handle.close() }
+            for try await chunk in body {
+                length += chunk.count
+                guard length <= configuration.maxRequestBodyBytes else {
+                    throw APILayerTransportError.bodyTooLarge(operationID: operationID, limit: configuration.maxRequestBodyBytes)
+                }
+                try handle.write(contentsOf: chunk)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw error
+        }
+        return (url, length)
     }
 
     /// The body of an accepted response, read from the operation as the client iterates it.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// The deterministic bytes DemoServer serves for its large-body routes.
@@ -40,5 +41,12 @@ public enum DemoPayload {
     /// A whole payload of `size` bytes, in memory (meant for small and medium sizes).
     public static func data(size: Int) -> Data {
         Data(bytes(offset: 0, length: size))
+    }
+}
+
+extension DemoPayload {
+    /// The SHA-256 of `data` in lower-case hex, as `POST /upload` reports a body's.
+    public static func sha256Hex(_ data: Data) -> String {
+        DemoRoutes.hex(SHA256.hash(data: data))
     }
 }

@@ -6,6 +6,7 @@ import HTTPTypes
 import NetOps
 import OpenAPIImport
 import OpenAPIRuntime
+import Synchronization
 import Templater
 import TestSupport
 import Testing
@@ -251,4 +252,66 @@ struct TransportSendTests {
         let written = try #require((stats.json as? [String: Any])?["written"] as? Int)
         #expect(written < size / 2, "the server wrote \(written) bytes for a client that read one chunk")
     }
+
+    /// The request-body files the transport left in the temporary directory.
+    static func spooledFiles() -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+        return Set(names.filter { $0.hasPrefix("apilayer-request-") })
+    }
+
+    /// A body of unknown length, produced chunk by chunk: it goes through a 0600 file that is
+    /// gone once the call ended; one past `maxRequestBodyBytes` is refused and leaves nothing.
+    @Test(arguments: TestEngine.allCases)
+    func aRequestBodyOfUnknownLengthIsSentFromATemporaryFile(_ engine: TestEngine) async throws {
+        struct Received: Decodable {
+            let length: Int
+            let sha256: String
+        }
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let payload = DemoPayload.data(size: 3 << 20)
+        let chunks = stride(from: 0, to: payload.count, by: 100_000).map { payload[$0..<min($0 + 100_000, payload.count)] }
+        let modes = ModeLog()
+        let transport = APILayerTransport(
+            scope: scope,
+            configuration: .init(prepare: { operation, _ in
+                if let file = operation.ownedBodyFile {
+                    let mode = (try? FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber)?.intValue
+                    modes.append(file, mode)
+                }
+            }))
+        let produced = AsyncStream<ArraySlice<UInt8>> { continuation in
+            for chunk in chunks { continuation.yield(ArraySlice(chunk)) }
+            continuation.finish()
+        }
+        let request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/upload")
+        let (response, body) = try await transport.send(
+            request, body: HTTPBody(produced, length: .unknown, iterationBehavior: .single), baseURL: baseURL, operationID: "upload")
+        #expect(response.status == .ok)
+        let answer = try JSONDecoder().decode(Received.self, from: Data(try await ArraySlice(collecting: try #require(body), upTo: 1 << 16)))
+        #expect(answer.length == payload.count)
+        #expect(answer.sha256 == DemoPayload.sha256Hex(payload))
+        let seen = modes.values
+        #expect(seen.count == 1)
+        #expect(seen.first?.mode == 0o600)
+        if let file = seen.first?.file { #expect(!FileManager.default.fileExists(atPath: file.path), "the body file outlived its call") }
+
+        let before = Self.spooledFiles()
+        let small = APILayerTransport(scope: scope, configuration: .init(maxRequestBodyBytes: 1 << 20))
+        let tooMuch = AsyncStream<ArraySlice<UInt8>> { continuation in
+            for chunk in chunks { continuation.yield(ArraySlice(chunk)) }
+            continuation.finish()
+        }
+        await #expect(throws: APILayerTransportError.bodyTooLarge(operationID: "upload", limit: 1 << 20)) {
+            _ = try await small.send(
+                request, body: HTTPBody(tooMuch, length: .unknown, iterationBehavior: .single), baseURL: baseURL, operationID: "upload")
+        }
+        #expect(Self.spooledFiles().subtracting(before).isEmpty)
+    }
+}
+
+/// The body files `prepare` saw, and their modes.
+private final class ModeLog: Sendable {
+    private let log = Mutex<[(file: URL, mode: Int?)]>([])
+    func append(_ file: URL, _ mode: Int?) { log.withLock { $0.append((file, mode)) } }
+    var values: [(file: URL, mode: Int?)] { log.withLock { $0 } }
 }

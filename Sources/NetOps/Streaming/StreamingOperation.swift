@@ -57,11 +57,21 @@ public final class StreamingOperation: BaseOperation, @unchecked Sendable {
         self.init(built: .success(request), bufferedBytes: bufferedBytes)
     }
 
-    init(built: Result<URLRequest, NetOpsError>, bufferedBytes: Int = StreamingOperation.defaultBufferedBytes) {
+    /// An operation for `request` whose body is the file at `bodyFile`, streamed from disk and
+    /// deleted when the operation ends (or is released without having run): what
+    /// `APILayerTransport` sends a request body through when it does not keep it in memory.
+    package convenience init(request: URLRequest, bodyFile: URL, bufferedBytes: Int = StreamingOperation.defaultBufferedBytes) {
+        self.init(built: .success(request), body: .file(bodyFile), ownedBodyFile: bodyFile, bufferedBytes: bufferedBytes)
+    }
+
+    init(
+        built: Result<URLRequest, NetOpsError>, body: TransferBody = .none, ownedBodyFile: URL? = nil,
+        bufferedBytes: Int = StreamingOperation.defaultBufferedBytes
+    ) {
         let highWater = max(1, bufferedBytes)
         let buffer = StreamBuffer(highWater: highWater, hardLimit: max(16 << 20, highWater.multipliedReportingOverflow(by: 4).partialValue))
         self.buffer = buffer
-        super.init(request: built, body: .none, sink: StreamSink(buffer: buffer))
+        super.init(request: built, body: body, sink: StreamSink(buffer: buffer), ownedBodyFile: ownedBodyFile)
         buffer.attach(
             StreamOwner(
                 didTake: { [weak self] in self?.readerDidTakeChunk() },
