@@ -207,14 +207,21 @@ struct ConformanceTests {
     /// 200 response fields of about 100 bytes: over HTTP/1.1 well under NIO's 80 KiB head. Over
     /// HTTP/2 AsyncHTTPClient advertises a header list of at most 16 KiB (HPACK's count: name,
     /// value and 32 bytes per field, NIO's default, not configurable), so the NIO engine gets 100
-    /// of them, and 200 end the operation as `connectionLost` with HTTP/2's reason.
+    /// of them, and 200 end the operation as `connectionLost` with HTTP/2's reason (or by its
+    /// idle timeout: see below).
     @Test(arguments: ConformanceTarget.allCases)
     func largeHeaderSets(_ engine: ConformanceTarget) async throws {
         let count = engine == .nioHTTP2 ? 100 : 200
         if engine == .nioHTTP2 {
-            let refused = await Self.run(DTO.get(try await engine.url("headers/many?count=200")).on(engine))
-            #expect(refused.error?.kind.name == "connectionLost", "\(String(describing: refused.error))")
-            #expect(refused.error?.description.contains("HTTP/2") == true)
+            // The client's NIOHTTP2 closes the connection with PROTOCOL_ERROR. AsyncHTTPClient
+            // then fails the request with the stream's closing — or, seen under ThreadSanitizer,
+            // never tells the request at all, and the operation's idle timeout ends it.
+            let operation = DTO.get(try await engine.url("headers/many?count=200")).on(engine)
+            operation.idleTimeout = 3
+            let refused = await Self.run(operation)
+            let kind = refused.error?.kind.name
+            #expect(kind == "connectionLost" || kind == "idleTimeout", "\(String(describing: refused.error))")
+            if kind == "connectionLost" { #expect(refused.error?.description.contains("HTTP/2") == true) }
         }
         let received = try await DTO.get(engine.url("headers/many?count=\(count)")).on(engine).run()
         for index in 0..<count {

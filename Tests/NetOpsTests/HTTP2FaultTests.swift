@@ -7,8 +7,10 @@ import Testing
 
 /// HTTP/2 breaking under an operation on the NIO engine: a stream reset before its answer or in
 /// the middle of its body, a GOAWAY in the middle of a body, a streamed body's reader that stops
-/// early. Every operation ends with a clear error, and the session goes on serving requests.
-@Suite(.timeLimit(.minutes(2)))
+/// early. Every operation ends with a clear error, the session goes on serving requests, and once
+/// it is shut down no connection to the server is left open. The tests run one after another:
+/// the last one counts the connections to the server's port.
+@Suite(.timeLimit(.minutes(2)), .serialized)
 struct HTTP2FaultTests {
     private struct Fixture: Sendable {
         let server: HTTP2FaultServer
@@ -127,5 +129,57 @@ struct HTTP2FaultTests {
         let next = try await DTO.get(try await HTTP2TestServer.url("bytes/1000")).on(session).run()
         #expect(next.receivedData.count == 1_000)
         #expect(next.responseHead?.httpVersion == "HTTP/2.0")
+    }
+
+    /// Every fault in one session, then the session shut down: no TCP connection to the fault
+    /// server is left established (or half-closed) on this side, so no descriptor stays open.
+    @Test func noConnectionOutlivesItsSession() async throws {
+        let fixture = try await Self.fixture.value
+        try await withNIOSession(fixture.configuration) { session in
+            for path in ["rst-before-head", "rst-mid-body", "goaway-mid-body", "ok"] {
+                _ = await Self.get(path, from: fixture.server, in: session)
+            }
+            let stream = SO.get(fixture.server.url("ok"), bufferedBytes: 1 << 10).on(session)
+            try await stream.response()
+            var iterator = stream.body.makeAsyncIterator()
+            _ = try await iterator.next()
+            #expect(LoopbackConnections.held(toPort: fixture.server.port) > 0)
+        }
+        #expect(await eventually(within: 10) { LoopbackConnections.held(toPort: fixture.server.port) == 0 })
+    }
+}
+
+/// TCP connections of this machine, as `/proc/net/tcp` lists them.
+enum LoopbackConnections {
+    /// Connections to `port` (any local address) that hold a socket open: established, or
+    /// half-closed by the peer and not yet closed here (TIME_WAIT holds none).
+    static func held(toPort port: Int) -> Int {
+        guard let table = procFile("/proc/net/tcp") else { return -1 }
+        let remote = String(format: "%04X", port)
+        var count = 0
+        for line in table.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            guard fields.count > 3 else { continue }
+            // fields: sl, local_address, rem_address, st; 01 is ESTABLISHED, 08 CLOSE_WAIT.
+            guard fields[2].hasSuffix(":" + remote), fields[3] == "01" || fields[3] == "08" else { continue }
+            count += 1
+        }
+        return count
+    }
+
+    /// The whole text of a /proc file, read until its end: such files report no size, and a
+    /// reader that trusts the size gets the first page only.
+    private static func procFile(_ path: String) -> String? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var page = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = page.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            bytes.append(contentsOf: page[0..<count])
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
