@@ -49,6 +49,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     private let events: any TransferEvents
+    /// The reader of a streamed body, read once: an operation's sink does not change.
+    private let demand: (any BodyDemand)?
     private let requestURL: URL?
     private let method: String
     private let decompressionRatio: Int
@@ -74,6 +76,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil
     ) {
         self.events = events
+        self.demand = events.bodyDemand
         self.requestURL = url
         self.method = method
         self.decompressionRatio = decompressionRatio
@@ -90,7 +93,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     func noteCancelRequested() {
         state.withLockedValue { $0.cancelRequested = true }
         // A part waiting for the reader must not hold the cancelled request.
-        readerCaughtUp()
+        if demand != nil { readerCaughtUp() }
     }
 
     /// Ends a transfer that never reached AsyncHTTPClient.
@@ -169,7 +172,6 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         let (inflater, redirecting) = state.withLockedValue { ($0.inflater, $0.followUp != nil) }
         // The body of a 3xx answer that is followed goes nowhere.
         if redirecting { return task.eventLoop.makeSucceededVoidFuture() }
-        let demand = events.bodyDemand
         let data: Data
         if let inflater {
             // Decoded outside the lock: AsyncHTTPClient hands over one part at a time.
@@ -323,7 +325,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// Hands the completion to the operation: right here on the event loop (the session delivers
     /// there, or nobody who may block listens: an awaited operation), or on a queue of its own.
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
-        readerCaughtUp()
+        if demand != nil { readerCaughtUp() }
         redirects?.handle.release(self)
         let events = events
         if onEventLoop || events.completesInPlace {

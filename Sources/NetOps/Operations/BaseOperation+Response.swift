@@ -39,7 +39,7 @@ extension BaseOperation {
     /// says why the download failed; otherwise this is empty for it. A `StreamingOperation`
     /// hands its body to its reader and holds, the same way, only an unaccepted answer's.
     public var receivedData: Data {
-        withLock { (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? (sink as? StreamSink)?.heldBody ?? Data() }
+        withLock { sink.bodyInMemory }
     }
 
     /// The response body parsed as JSON with `JSONSerialization` (nil when it is not JSON),

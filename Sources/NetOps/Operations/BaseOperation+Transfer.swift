@@ -39,8 +39,7 @@ extension BaseOperation {
         var requestedOffset: Int64 = 0
         // Late chunks of an earlier transfer are refused from here on, before the length kept
         // (where a `Range` resumes) is read.
-        (sink as? FileSink)?.admit(number)
-        (sink as? StreamSink)?.admitNextTransfer()
+        sink.admit(number)
         let kept = sink.bytesKept
         if kept > 0 {
             if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
@@ -261,18 +260,11 @@ extension BaseOperation {
             let bodied = ContentDecoding.mayHaveBody(status: response.statusCode, method: try? storage.request.get().httpMethod)
             let announced = bodied ? response.expectedContentLength : nil
             do {
-                if let stream = sink as? StreamSink {
-                    // An accepted head lets the reader go on; an unaccepted one's body is held.
-                    if storage.settings.acceptableStatusCodes.contains(response.statusCode) {
-                        stream.acceptBody()
-                    } else {
-                        stream.holdUnacceptedBody()
-                    }
-                }
-                if let file = sink as? FileSink, !storage.settings.acceptableStatusCodes.contains(response.statusCode) {
+                let accepted = storage.settings.acceptableStatusCodes.contains(response.statusCode)
+                sink.responseArrived(accepted: accepted)
+                if sink is FileSink, !accepted {
                     // An error answer: its body, held in memory, says why; the partial file
                     // stays as it is for a retry to resume.
-                    file.holdUnacceptedBody()
                     storage.response = response
                     storage.progress.totalBytesToReceive = announced
                 } else if requestedOffset > 0, response.statusCode == 206,
@@ -371,7 +363,7 @@ extension BaseOperation {
             let outcome = AttemptOutcome(
                 request: storage.lastSentRequest ?? URLRequest(url: currentURL ?? Self.placeholderURL),
                 head: storage.response,
-                body: (sink as? MemorySink)?.data ?? (sink as? FileSink)?.unacceptedBody ?? (sink as? StreamSink)?.heldBody ?? Data(),
+                body: sink.bodyInMemory,
                 error: failure.map(error(for:)) ?? verdictOnCompleteResponse(),
                 bytesSent: storage.progress.bytesSent,
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),

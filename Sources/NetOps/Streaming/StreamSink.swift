@@ -32,25 +32,22 @@ final class StreamSink: ResponseSink {
     /// Bytes of the current body: what the reader was given, or what an unaccepted answer brought.
     var bytesKept: Int64 { holding ? heldReceived : delivered }
 
+    var bodyInMemory: Data { heldBody }
+
     /// A new transfer starts: its body goes to the reader unless its head says otherwise.
-    func admitNextTransfer() {
+    func admit(_ transfer: UInt64) {
         holding = false
         heldBody = Data()
         heldReceived = 0
     }
 
-    /// The response in progress is accepted: its body goes to the reader.
-    func acceptBody() {
-        holding = false
-        heldBody = Data()
-        buffer.headDidArrive()
-    }
-
-    /// The response in progress is not accepted: its body is kept here, not streamed.
-    func holdUnacceptedBody() {
-        holding = true
+    /// An accepted response's body goes to the reader, who may now go on; an unaccepted one's
+    /// is kept here, not streamed.
+    func responseArrived(accepted: Bool) {
+        holding = !accepted
         heldBody = Data()
         heldReceived = 0
+        if accepted { buffer.headDidArrive() }
     }
 
     func prepare(expectedLength: Int64?) throws {}

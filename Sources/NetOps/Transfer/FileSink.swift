@@ -59,7 +59,12 @@ final class FileSink: ResponseSink, @unchecked Sendable {
     var bytesKept: Int64 { state.withLock { $0.unaccepted?.received ?? $0.bytesKept } }
 
     /// What an answer with an unaccepted status brought, in memory; empty otherwise.
-    var unacceptedBody: Data { state.withLock { $0.unaccepted?.kept ?? Data() } }
+    var bodyInMemory: Data { state.withLock { $0.unaccepted?.kept ?? Data() } }
+
+    /// An answer with an unaccepted status: its body is held in memory, the file left as it is.
+    func responseArrived(accepted: Bool) {
+        if !accepted { holdUnacceptedBody() }
+    }
 
     /// From now on only the chunks of transfer `attempt` are written (to the file, until
     /// `holdUnacceptedBody()`).
@@ -72,7 +77,7 @@ final class FileSink: ResponseSink, @unchecked Sendable {
 
     /// The current transfer's answer has a status the operation does not accept: its body is
     /// held in memory (bounded) and the file is left as it is.
-    func holdUnacceptedBody() {
+    private func holdUnacceptedBody() {
         state.withLock { $0.unaccepted = UnacceptedBody() }
     }
 

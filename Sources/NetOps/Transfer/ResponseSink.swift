@@ -14,6 +14,15 @@ import Foundation
 protocol ResponseSink: AnyObject {
     /// Bytes kept so far.
     var bytesKept: Int64 { get }
+    /// The body held in memory: the whole body (`MemorySink`), or the first MiB of an answer
+    /// with a status the operation does not accept, which says why it failed.
+    var bodyInMemory: Data { get }
+    /// The transfer numbered `transfer` starts: only its chunks count from now on, and the
+    /// body of an earlier unaccepted answer is dropped.
+    func admit(_ transfer: UInt64)
+    /// The response head of the transfer in progress arrived; `accepted` tells whether the
+    /// operation accepts its status (a sink that does not keep bodies holds an unaccepted one's).
+    func responseArrived(accepted: Bool)
     /// Prepares for a body of `expectedLength` more bytes (nil: unknown).
     func prepare(expectedLength: Int64?) throws
     /// Appends a chunk.
@@ -45,6 +54,7 @@ struct SinkCleanup: @unchecked Sendable {
 
 /// Collects the body in memory, in one buffer sized from `Content-Length` when there is one, so
 /// the peak stays at the body's size (FoundationNetworking's own collection peaks at twice it).
+/// Every answer's body is kept the same way, accepted or not.
 final class MemorySink: ResponseSink {
     /// Reservations above this are not made up front (a lying header must not reserve gigabytes).
     static let maximumReservation: Int64 = 1 << 30
@@ -54,6 +64,12 @@ final class MemorySink: ResponseSink {
     private var announced: Int64?
 
     var bytesKept: Int64 { Int64(data.count) }
+
+    var bodyInMemory: Data { data }
+
+    func admit(_ transfer: UInt64) {}
+
+    func responseArrived(accepted: Bool) {}
 
     func prepare(expectedLength: Int64?) throws {
         guard let expectedLength, expectedLength > 0 else { return }
