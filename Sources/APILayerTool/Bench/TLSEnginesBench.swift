@@ -10,7 +10,7 @@ import NetOpsNIO
 /// HTTP/2, awaited operations on the NIO engine over HTTP/2 and over HTTP/1.1 against raw
 /// AsyncHTTPClient over HTTP/2, interleaved at c=64; then how many TLS connections 2 000
 /// requests (`--handshake-requests`) at c=8 open when each carries an API scope's own
-/// `TLSSettings`; and first, a body of `--transfer-mib` (1 GiB) read chunk by chunk through a
+/// `TLSSettings`; and before them, a body of `--transfer-mib` (1 GiB) read chunk by chunk through a
 /// `StreamingOperation` over HTTP/2, against AsyncHTTPClient's own streamed body.
 struct TLSEnginesBench {
     let requests: Int
@@ -35,6 +35,49 @@ struct TLSEnginesBench {
         settings.tlsConfiguration = tls.configuration
         settings.httpVersion = .automatic
         let ahc = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+
+        // The stream first, from a fresh heap (the load rounds below grow it, and a read after
+        // them reuses what they left), in a session and a client of its own, so the load
+        // figures see connections that carried nothing else.
+        var streamFigures: [BenchFigure] = []
+        var streamNotes: [String] = []
+        if streamSize > 0 {
+            let streamURL = nginx.baseURL.appendingPathComponent("stream.bin")
+            let label = streamMiB == 1_024 ? "1gib" : "\(streamMiB)mib"
+            let streamSession = NetworkSession.nio(configuration: configuration)
+            let streamClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
+            var http1 = configuration
+            http1.allowsHTTP2 = false
+            let http1Session = NetworkSession.nio(configuration: http1)
+            // A warm-up, then three of each in turn; the medians. The peak moves by a few MiB from
+            // run to run with where the allocator's per-thread arenas put the chunks.
+            _ = try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize)
+            var (rawRuns, streamedRuns, http1Runs) = ([TransferFigures](), [TransferFigures](), [TransferFigures]())
+            for _ in 0..<3 {
+                rawRuns.append(try await StreamMemory.rawAsyncHTTPClient(streamURL, client: streamClient, expectedSize: streamSize))
+                streamedRuns.append(try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize))
+                http1Runs.append(try await StreamMemory.operation(streamURL, session: http1Session, expectedSize: streamSize))
+            }
+            let (raw, streamed, overHTTP1) = (
+                TransferFigures.median(rawRuns), TransferFigures.median(streamedRuns), TransferFigures.median(http1Runs)
+            )
+            let mebibytes = Double(streamSize) / 1_048_576
+            streamFigures = [
+                BenchFigure(name: "stream-\(label)-rss-over-baseline", value: streamed.rssMiB, unit: "MiB", target: "<= 16"),
+                BenchFigure(name: "raw-ahc-stream-\(label)-rss-over-baseline", value: raw.rssMiB, unit: "MiB", target: nil),
+                BenchFigure(name: "stream-h1-\(label)-rss-over-baseline", value: overHTTP1.rssMiB, unit: "MiB", target: nil),
+                BenchFigure(
+                    name: "stream-vs-ahc-throughput", value: mebibytes / streamed.seconds, baseline: mebibytes / raw.seconds, unit: "MiB/s",
+                    target: nil),
+            ]
+            streamNotes = [
+                "stream-\(label) = a StreamingOperation over HTTP/2 (default 1 MiB buffer) read chunk by chunk, nothing kept: peak RSS over the RSS before it, the median of three runs (each figure's RSS and time medians apart); AsyncHTTPClient lets an HTTP/2 stream's window grow to 8 MiB",
+                "raw-ahc-stream = AsyncHTTPClient's execute(_:timeout:) and its response body's chunks, same TLS settings; stream-h1 = the StreamingOperation kept on HTTP/1.1",
+            ]
+            try await streamClient.shutdown()
+            try await streamSession.shutdownNIOEngine()
+            try await http1Session.shutdownNIOEngine()
+        }
 
         let variants: [EngineVariant] = [
             EngineVariant(name: "nio-run-h2") {
@@ -73,46 +116,7 @@ struct TLSEnginesBench {
         notes.append(
             "tls-handshakes = distinct connections in nginx's access log for \(handshakeRequests) requests at c=8, each operation carrying the TLSSettings an API scope gives it (a fresh session); -h1 = the same kept on HTTP/1.1"
         )
-        // The stream last, in a session and a client of its own, so the load figures above
-        // see connections that carried nothing else.
-        var streamFigures: [BenchFigure] = []
-        if streamSize > 0 {
-            let streamURL = nginx.baseURL.appendingPathComponent("stream.bin")
-            let label = streamMiB == 1_024 ? "1gib" : "\(streamMiB)mib"
-            let streamSession = NetworkSession.nio(configuration: configuration)
-            let streamClient = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
-            var http1 = configuration
-            http1.allowsHTTP2 = false
-            let http1Session = NetworkSession.nio(configuration: http1)
-            // A warm-up, then three of each in turn; the medians. The peak moves by a few MiB from
-            // run to run with where the allocator's per-thread arenas put the chunks.
-            _ = try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize)
-            var (rawRuns, streamedRuns, http1Runs) = ([TransferFigures](), [TransferFigures](), [TransferFigures]())
-            for _ in 0..<3 {
-                rawRuns.append(try await StreamMemory.rawAsyncHTTPClient(streamURL, client: streamClient, expectedSize: streamSize))
-                streamedRuns.append(try await StreamMemory.operation(streamURL, session: streamSession, expectedSize: streamSize))
-                http1Runs.append(try await StreamMemory.operation(streamURL, session: http1Session, expectedSize: streamSize))
-            }
-            let (raw, streamed, overHTTP1) = (
-                TransferFigures.median(rawRuns), TransferFigures.median(streamedRuns), TransferFigures.median(http1Runs)
-            )
-            let mebibytes = Double(streamSize) / 1_048_576
-            streamFigures = [
-                BenchFigure(name: "stream-\(label)-rss-over-baseline", value: streamed.rssMiB, unit: "MiB", target: "<= 16"),
-                BenchFigure(name: "raw-ahc-stream-\(label)-rss-over-baseline", value: raw.rssMiB, unit: "MiB", target: nil),
-                BenchFigure(name: "stream-h1-\(label)-rss-over-baseline", value: overHTTP1.rssMiB, unit: "MiB", target: nil),
-                BenchFigure(
-                    name: "stream-vs-ahc-throughput", value: mebibytes / streamed.seconds, baseline: mebibytes / raw.seconds, unit: "MiB/s",
-                    target: nil),
-            ]
-            notes += [
-                "stream-\(label) = a StreamingOperation over HTTP/2 (default 1 MiB buffer) read chunk by chunk, nothing kept: peak RSS over the RSS before it, the median of three runs (each figure's RSS and time medians apart); AsyncHTTPClient lets an HTTP/2 stream's window grow to 8 MiB",
-                "raw-ahc-stream = AsyncHTTPClient's execute(_:timeout:) and its response body's chunks, same TLS settings; stream-h1 = the StreamingOperation kept on HTTP/1.1",
-            ]
-            try await streamClient.shutdown()
-            try await streamSession.shutdownNIOEngine()
-            try await http1Session.shutdownNIOEngine()
-        }
+        notes += streamNotes
         let figures =
             streamFigures + [
                 BenchFigure(
