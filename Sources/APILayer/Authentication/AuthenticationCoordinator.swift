@@ -94,6 +94,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         var refreshBaseVersion = 0
         /// The running refresh's timer, cancelled when it ends.
         var refreshTimer: Task<Void, Never>?
+        /// The running refresh's task and span, for `stop()`.
+        var refreshTask: Task<Void, Never>?
+        var refreshSpan: (any Span)?
+        /// Set by `stop()`: no refresh starts after it.
+        var stopped = false
     }
 
     /// A refresh to launch, as `beginRefreshLocked` decided it.
@@ -227,11 +232,16 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     @discardableResult
     public func authenticationProcess() async throws -> Token {
         try await withCheckedThrowingContinuation { continuation in
-            let start = state.withLock { state -> RefreshStart? in
+            let start = state.withLock { state -> Result<RefreshStart?, AuthenticationError> in
+                if state.stopped, !state.refreshing { return .failure(.stopped) }
                 state.waiters.append(continuation)
-                return beginRefreshLocked(&state)
+                return .success(beginRefreshLocked(&state))
             }
-            if let start { launchRefresh(start, parent: ServiceContext.current) }
+            switch start {
+            case let .success(start?): launchRefresh(start, parent: ServiceContext.current)
+            case .success(nil): break
+            case let .failure(error): continuation.resume(throwing: error)
+            }
         }
     }
 
@@ -370,6 +380,7 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     /// Joins the running refresh, starts one, or refuses (loop guard). Call with the lock held.
     private func waitForTokenLocked(_ state: inout State) -> TokenWait {
         if state.refreshing { return .wait }
+        if state.stopped { return .fail(.stopped) }
         if let refusal = loopGuardLocked(&state) { return .fail(refusal) }
         return beginRefreshLocked(&state).map(TokenWait.waitAndRefresh) ?? .wait
     }
@@ -436,14 +447,35 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
             guard !Task.isCancelled else { return }
             self?.finishRefresh(start.generation, outcome: .failure(AuthenticationError.refreshTimedOut(seconds: timeout)), span: span)
         }
+        let task = Task { await refresh(start, span: span) }
         let stillRunning = state.withLock { state -> Bool in
             guard state.refreshing, state.refreshGeneration == start.generation else { return false }
             state.refreshTimer = timer
+            state.refreshTask = task
+            state.refreshSpan = span
             return true
         }
         if !stillRunning { timer.cancel() }
-        Task { await refresh(start, span: span) }
     }
+
+    /// Stops the coordinator for good, as a service does when it shuts down: a refresh running
+    /// is abandoned (its task cancelled) and fails with `AuthenticationError.stopped`, with every
+    /// operation parked on it and every waiter; later 401s fail with that error instead of
+    /// starting a refresh. The token stays readable and stored. Calling it again does nothing.
+    public func stop() {
+        let running = state.withLock { state -> (UInt64, Task<Void, Never>?, (any Span)?)? in
+            guard !state.stopped else { return nil }
+            state.stopped = true
+            guard state.refreshing else { return nil }
+            return (state.refreshGeneration, state.refreshTask, state.refreshSpan)
+        }
+        guard let (generation, task, span) = running else { return }
+        task?.cancel()
+        if let span { finishRefresh(generation, outcome: .failure(AuthenticationError.stopped), span: span) }
+    }
+
+    /// Whether `stop()` was called.
+    public var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func refresh(_ start: RefreshStart, span: any Span) async {
         let outcome: Result<Token, any Error>
@@ -480,6 +512,8 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
             state.waiters = []
             let timer = state.refreshTimer
             state.refreshTimer = nil
+            state.refreshTask = nil
+            state.refreshSpan = nil
             let end: RefreshEnd
             if state.version != state.refreshBaseVersion {
                 // The token changed under the refresh (a logout, a login, a restore): whatever

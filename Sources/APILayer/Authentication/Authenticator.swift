@@ -48,6 +48,9 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     /// The token was removed (`removeToken()`) while a refresh ran: the refresh's result is
     /// dropped and what waited on it fails.
     case tokenRemovedDuringRefresh
+    /// The coordinator was stopped (`AuthenticationCoordinator.stop()`, as `APIService` does on
+    /// shutdown): the refresh running was abandoned and no other starts.
+    case stopped
 
     /// One readable line (never a token).
     public var description: String {
@@ -59,6 +62,7 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
         case let .excessiveRefresh(count, window): return "excessiveRefresh: \(count) token refreshes within \(Int(window)) s"
         case let .refreshTimedOut(seconds): return "the token refresh did not finish within \(seconds) s (refreshTimeout)"
         case .tokenRemovedDuringRefresh: return "the token was removed while it was being refreshed"
+        case .stopped: return "the authentication was stopped: the service is shutting down"
         }
     }
 }

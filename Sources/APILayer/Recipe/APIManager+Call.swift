@@ -96,6 +96,10 @@ extension APIManager {
         }
         var preflight: APIError?
         var stubEngine: StubEngine?
+        if let admission = scope.admission, !admission.isAccepting {
+            let refusal = ServiceStoppingError(api: scope.name)
+            return APIOperation(failing: APIError(.construction(refusal.description), method: method.rawValue), pipeline: pipeline)
+        }
         if stubDelay == nil, let refusal = transportRefusal(configuration) {
             return APIOperation(failing: APIError(.construction(refusal), method: method.rawValue), pipeline: pipeline)
         }

@@ -26,11 +26,13 @@ extension APIScope {
 }
 
 extension APIScope.Snapshot {
-    /// Gives `operation` what every call of the API shares: its session, retry policy, response
+    /// Gives `operation` what every call of the API shares: the count of its calls in flight
+    /// (when a service owns the API), its session, retry policy, response
     /// limit (when the body stays in memory), total timeout, cookies, connectivity monitor and
     /// callback queue, and its stages — circuit breaker, rate limiter, the scope's own, and the
     /// authentication when the token has a `placement`.
     func equip(_ operation: BaseOperation, placement: TokenPlacement?, keepsBodyInMemory: Bool = true) {
+        if let admission { operation.use(admission) }
         if let session = configuration.session { operation.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
         operation.maximumResponseBodyBytes = keepsBodyInMemory ? configuration.maximumResponseBytes : nil

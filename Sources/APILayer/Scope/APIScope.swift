@@ -226,6 +226,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let rateLimiter: RateLimiter?
         /// The scope's coalescer, when its configuration asks for one.
         let coalescer: RequestCoalescer?
+        /// The stage that counts the scope's calls in flight, when an `APIService` owns it.
+        let admission: CallAdmission?
     }
 
     private struct State {
@@ -240,6 +242,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         var rateLimiter: RateLimiter?
         /// The coalescer of `configuration.coalescing`, made when first needed.
         var coalescer: RequestCoalescer?
+        /// The calls in flight, counted once an `APIService` owns the scope.
+        var admission: CallAdmission?
     }
 
     /// The API's name, used in logs and error messages.
@@ -315,7 +319,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
                 name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: state.configuration,
                 authentication: state.authentication,
                 cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker,
-                rateLimiter: state.rateLimiter, coalescer: state.coalescer)
+                rateLimiter: state.rateLimiter, coalescer: state.coalescer, admission: state.admission)
         }
     }
 
@@ -373,6 +377,22 @@ public final class APIScope: Sendable, CustomStringConvertible {
             ).increment()
         }
     }
+
+    // MARK: Service
+
+    /// The stage that counts the scope's calls from now on, made the first time a service
+    /// takes the scope; the same one after.
+    func admission() -> CallAdmission {
+        state.withLock { state in
+            if let admission = state.admission { return admission }
+            let admission = CallAdmission(api: name)
+            state.admission = admission
+            return admission
+        }
+    }
+
+    /// Whether the scope's calls are refused because its service is shutting down.
+    public var isStopping: Bool { state.withLock { $0.admission.map { !$0.isAccepting } ?? false } }
 
     // MARK: Authentication
 

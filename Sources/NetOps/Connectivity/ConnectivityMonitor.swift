@@ -48,6 +48,10 @@ public final class ConnectivityMonitor: Sendable {
     private struct State {
         var status: ConnectivityStatus?
         var isWatching = false
+        /// Set by `stop()`: no check starts after it, and `updates()` streams have ended.
+        var stopped = false
+        /// The loop that rechecks while offline, while it runs.
+        var watcher: Task<Void, Never>?
         var subscribers: [UInt64: AsyncStream<ConnectivityStatus>.Continuation] = [:]
         var nextSubscriber: UInt64 = 0
     }
@@ -73,13 +77,19 @@ public final class ConnectivityMonitor: Sendable {
     }
 
     /// Each verdict that differs from the one before, starting with the current one if there
-    /// is one. The stream ends when the task iterating it is cancelled.
+    /// is one. The stream ends when the task iterating it is cancelled, or when the monitor
+    /// is stopped.
     public func updates() -> AsyncStream<ConnectivityStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectivityStatus.self, bufferingPolicy: .bufferingNewest(8))
-        let (id, current) = state.withLock { state -> (UInt64, ConnectivityStatus?) in
+        let subscribed = state.withLock { state -> (UInt64, ConnectivityStatus?)? in
+            guard !state.stopped else { return nil }
             defer { state.nextSubscriber += 1 }
             state.subscribers[state.nextSubscriber] = continuation
             return (state.nextSubscriber, state.status)
+        }
+        guard let (id, current) = subscribed else {
+            continuation.finish()
+            return stream
         }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
@@ -99,25 +109,55 @@ public final class ConnectivityMonitor: Sendable {
     /// under way, and keeps checking every `recheckInterval` while the verdict is offline.
     public func reportFailure() {
         let start = state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
             defer { state.isWatching = true }
             return !state.isWatching
         }
         guard start else { return }
         // The loop holds the monitor only while it checks: a monitor nobody keeps stops
         // rechecking at its next turn.
-        Task.detached { [weak self] in
+        let watcher = Task.detached { [weak self] in
             var pause: TimeInterval?
-            while true {
+            while !Task.isCancelled {
                 if let pause { try? await Task.sleep(for: .seconds(pause)) }
-                guard let monitor = self else { return }
+                guard let monitor = self, !Task.isCancelled else { return }
                 if await monitor.check().isOnline {
-                    monitor.state.withLock { $0.isWatching = false }
+                    monitor.state.withLock {
+                        $0.isWatching = false
+                        $0.watcher = nil
+                    }
                     return
                 }
                 pause = monitor.configuration.recheckInterval
             }
         }
+        let stoppedMeanwhile = state.withLock { state -> Bool in
+            if state.isWatching, !state.stopped { state.watcher = watcher }
+            return state.stopped
+        }
+        if stoppedMeanwhile { watcher.cancel() }
     }
+
+    /// Stops the monitor for good: the recheck loop ends, every `updates()` stream finishes,
+    /// and later failures start no check (`check()` still answers when asked). A service's
+    /// `APIService` calls it on shutdown. Calling it again does nothing.
+    public func stop() {
+        let (watcher, subscribers) = state.withLock { state -> (Task<Void, Never>?, [AsyncStream<ConnectivityStatus>.Continuation]) in
+            guard !state.stopped else { return (nil, []) }
+            state.stopped = true
+            state.isWatching = false
+            defer {
+                state.watcher = nil
+                state.subscribers = [:]
+            }
+            return (state.watcher, Array(state.subscribers.values))
+        }
+        watcher?.cancel()
+        for subscriber in subscribers { subscriber.finish() }
+    }
+
+    /// Whether `stop()` was called.
+    public var isStopped: Bool { state.withLock { $0.stopped } }
 
     private func publish(_ verdict: ConnectivityStatus) {
         let subscribers = state.withLock { state -> [AsyncStream<ConnectivityStatus>.Continuation] in

@@ -20,11 +20,18 @@ package protocol TransferEngine: Sendable {
     /// Why the engine cannot run a transfer to `url` that asks for `transport` (TLS settings or
     /// an HTTP version it has no way to apply), naming the engine that can; nil when it can.
     func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure?
+
+    /// Closes the engine's connections; transfers still running fail, later ones fail at once.
+    /// Calling it again does nothing.
+    func shutdown() async throws
 }
 
 extension TransferEngine {
     /// Every choice can be honoured unless an engine says otherwise.
     package func refusal(of transport: TransportChoice, for url: URL?) -> TransferFailure? { nil }
+
+    /// An engine that holds no connections has nothing to close.
+    package func shutdown() async throws {}
 }
 
 /// Where a request's body comes from.

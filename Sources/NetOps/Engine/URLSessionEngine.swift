@@ -34,6 +34,9 @@ final class URLSessionEngine: TransferEngine {
     let segmentLength: Int64?
     /// The proxies libcurl will follow, read from the environment when the engine is made.
     private let environmentProxies = EnvironmentProxies(ProcessInfo.processInfo.environment)
+    /// Set by `shutdown()`: later transfers fail at once (a task made on an invalidated
+    /// URLSession would stop the process).
+    private let shutDown = Locked(false)
 
     /// An engine with its own URLSession made from `configuration`, fetching downloads in
     /// segments of `segmentLength` bytes (nil: in one request); a body of unannounced encoded
@@ -68,6 +71,10 @@ final class URLSessionEngine: TransferEngine {
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
+        if shutDown.withLock({ $0 }) {
+            callbackQueue.async { events.transferDidComplete(failure: .cannotConnect("the URLSession engine of this session was shut down")) }
+            return NoTransferHandle()
+        }
         if let refusal = refusal(of: operationEvents.transport, for: request.url) {
             callbackQueue.async { events.transferDidComplete(failure: refusal) }
             return NoTransferHandle()
@@ -173,16 +180,22 @@ final class URLSessionEngine: TransferEngine {
         return streamed
     }
 
-    /// Ends the session once its tasks are done.
-    func shutdown() {
-        session.finishTasksAndInvalidate()
+    /// Cancels the transfers still running and invalidates the URLSession; later transfers
+    /// fail at once. Calling it again does nothing.
+    func shutdown() async throws {
+        let first = shutDown.withLock { done -> Bool in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
+        session.invalidateAndCancel()
     }
 
     /// A released engine (its `NetworkSession` released, and with it every operation that ran
     /// in it) invalidates its URLSession, which would otherwise keep its delegate and libcurl's
     /// handles for the life of the process.
     deinit {
-        session.finishTasksAndInvalidate()
+        if !shutDown.withLock({ $0 }) { session.finishTasksAndInvalidate() }
     }
 }
 

@@ -53,7 +53,8 @@ extension BaseOperation {
     }
 
     /// Calls `waiter` once the operation is final and its completions ran (at once if it is).
-    func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
+    /// Adds no completion closure: an awaited operation still ends without a dispatch hop.
+    package func whenFinal(_ waiter: @escaping @Sendable () -> Void) {
         let runNow = withLock { () -> Bool in
             guard !storage.listeners.waitersReleased else { return true }
             storage.listeners.finalWaiters.append(waiter)
