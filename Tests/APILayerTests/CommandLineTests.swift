@@ -109,11 +109,13 @@ struct DemoCommandTests {
         let treeLines = tree.components(separatedBy: "Metrics of the demo's API").first?.split(separator: "\n") ?? []
         #expect(treeLines.filter { $0.contains("demo wall.get (internal") && $0.contains("events: postponed, replayed") }.count == 10)
         // A call that went after the refresh began was parked before sending: it has one attempt only.
-        #expect(treeLines.contains { $0.contains("GET (client") && $0.contains("http.request.resend_count=1") })
+        #expect(treeLines.contains { $0.contains("GET /api/demo/method/wall.get (client") && $0.contains("http.request.resend_count=1") })
         #expect(treeLines.filter { $0.contains("demo token refresh (internal") }.count == 1)
         #expect(output.contains("apilayer.requests{api=demo,method=wall.get,status_class=2xx,outcome=success}"))
         #expect(output.contains("apilayer.retries{api=demo,method=wall.get,reason=replay}"))
         #expect(output.contains("apilayer.operations.parked{api=demo} now 0.0"))
+        #expect(output.contains("http.client.active_requests{http.request.method=GET,server.address=127.0.0.1"))
+        #expect(output.contains("http.client.request.duration{http.request.method=GET,server.address=127.0.0.1"))
         #expect(!output.contains("at-") && !result.error.contains("at-"))
     }
 }

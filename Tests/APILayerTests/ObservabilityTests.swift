@@ -12,6 +12,11 @@ import Testing
 import Tracing
 import Validator
 
+/// Any JSON answer, unread.
+private struct JSONValueAnswer: Decodable, Sendable {
+    init(from decoder: any Decoder) throws {}
+}
+
 /// What DemoServer's `/echo` saw.
 private struct Seen: Decodable, Sendable {
     var query: [String: String]
@@ -25,9 +30,11 @@ private enum ObservedAPI: String, APIMethod {
     case protectedInQuery = "protected-in-query"
     case missing
     case delay
+    case stats
 
     var path: String {
         switch self {
+        case .stats: return "counted-stats/{key}"
         case .echo: return "echo"
         case .delay: return "delay"
         case .protected, .protectedInQuery: return "realm/{realm}/protected"
@@ -78,6 +85,14 @@ private struct Observed {
 
 @Suite("Observability", .timeLimit(.minutes(2)), .processGate(.shared))
 struct ObservabilityTests {
+    /// The dimensions of `http.client.active_requests` for a GET to `server`.
+    static func activeDimensions(_ server: DemoServer) -> [(String, String)] {
+        [
+            ("http.request.method", "GET"), ("server.address", "127.0.0.1"), ("server.port", String(server.baseURL.port ?? 0)),
+            ("url.scheme", "http"),
+        ]
+    }
+
     /// A call that gets a 401, one refresh and a replay: the call's span holds two attempts and
     /// the refresh, with the OpenTelemetry HTTP attributes, and its stages as events.
     @Test(arguments: TestEngine.allCases)
@@ -111,7 +126,8 @@ struct ObservabilityTests {
             ])
 
         let children = spans.filter { $0.parentSpanID == call.spanID && $0.traceID == call.traceID }
-        let attempts = children.filter { $0.operationName == "GET" }
+        // OpenTelemetry's name of an HTTP client span: `{method} {url.template}`.
+        let attempts = children.filter { $0.operationName == "GET /realm/{realm}/protected" }
         #expect(attempts.count == 2)
         let first = try #require(attempts.first { $0.attributes["apilayer.attempt"]?.toSpanAttribute() == 1 })
         let second = try #require(attempts.first { $0.attributes["apilayer.attempt"]?.toSpanAttribute() == 2 })
@@ -121,6 +137,10 @@ struct ObservabilityTests {
         #expect(first.attributes["error.type"]?.toSpanAttribute() == "401")
         #expect(first.attributes["http.request.resend_count"] == nil)
         #expect(first.attributes["server.address"]?.toSpanAttribute() == "127.0.0.1")
+        #expect(first.attributes["url.template"]?.toSpanAttribute() == "/realm/{realm}/protected")
+        #expect(first.attributes["url.scheme"]?.toSpanAttribute() == "http")
+        // Only the NIO engine knows the version: FoundationNetworking does not tell it.
+        #expect(first.attributes["network.protocol.version"]?.toSpanAttribute() == (engine == .nio ? "1.1" : nil))
         #expect(
             first.attributes["url.full"]?.toSpanAttribute()
                 == .string(server.baseURL.appendingPathComponent("realm/\(observed.realm)/protected").absoluteString))
@@ -138,10 +158,23 @@ struct ObservabilityTests {
         #expect(try observed.metrics.expectMeter("apilayer.operations.parked", [("api", "observed")]).lastValue == 0)
         #expect(observed.total("apilayer.bytes.received") > 0)
         #expect(observed.metrics.timers(label: "apilayer.request.duration").count == 1)
-        // No dimension carries a URL, an ID or a token.
-        let dimensionValues = (observed.metrics.counters.flatMap(\.dimensions) + observed.metrics.timers.flatMap(\.dimensions)).map(\.1)
-        #expect(!dimensionValues.isEmpty)
-        #expect(!dimensionValues.contains { $0.contains(observed.realm) || $0.contains("127.0.0.1") || $0.contains("stale-") })
+        // OpenTelemetry's HTTP client metrics: one duration per attempt, none in flight after.
+        let durations = observed.metrics.timers(label: "http.client.request.duration")
+        #expect(durations.map(\.values.count).reduce(0, +) == 2)
+        let unauthorized = try #require(durations.first { $0.dimensions.contains { $0 == ("http.response.status_code", "401") } })
+        let expected = [("http.request.method", "GET"), ("server.address", "127.0.0.1"), ("url.scheme", "http"), ("error.type", "401")]
+        #expect(expected.allSatisfy { pair in unauthorized.dimensions.contains { $0 == pair } })
+        #expect(unauthorized.dimensions.contains { $0.0 == "server.port" })
+        #expect(try observed.metrics.expectMeter("http.client.active_requests", Self.activeDimensions(server)).lastValue == 0)
+        // No dimension carries a URL, an ID or a token; only OpenTelemetry's `server.address`
+        // names the host.
+        let apilayerMetrics =
+            observed.metrics.counters.filter { $0.label.hasPrefix("apilayer.") }.flatMap(\.dimensions)
+            + observed.metrics.timers.filter { $0.label.hasPrefix("apilayer.") }.flatMap(\.dimensions)
+        #expect(!apilayerMetrics.isEmpty)
+        #expect(!apilayerMetrics.map(\.1).contains { $0.contains(observed.realm) || $0.contains("127.0.0.1") || $0.contains("stale-") })
+        let allValues = (observed.metrics.counters.flatMap(\.dimensions) + observed.metrics.timers.flatMap(\.dimensions)).map(\.1)
+        #expect(!allValues.contains { $0.contains(observed.realm) || $0.contains("stale-") || $0.contains("/") })
     }
 
     /// The call's span is a child of the caller's, and each request carries the trace context
@@ -187,6 +220,39 @@ struct ObservabilityTests {
         #expect(attempt.attributes["error.type"]?.toSpanAttribute() == "404")
     }
 
+    /// 10 000 calls to 10 000 distinct paths (one template): OpenTelemetry's metrics and
+    /// APILayer's keep a handful of dimension sets, none of which names a path or an ID; the
+    /// spans carry the template.
+    @Test func tenThousandPathsKeepTheMetricsBounded() async throws {
+        let server = try await TestServer.get()
+        let observed = Observed(server: server, engine: .nio)
+        let keys = (0..<10_000).map { "k\($0)-\(UUID().uuidString.prefix(4))" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<32 {
+                group.addTask {
+                    for key in keys[(keys.count * lane / 32)..<(keys.count * (lane + 1) / 32)] {
+                        _ = try await APIManager.withDefaultAPI(observed.scope) {
+                            try await APIManager.call(ObservedAPI.stats, properties: ["key": key], as: JSONValueAnswer.self)
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        // The last reports may still be on their queues.
+        let metrics = observed.metrics
+        #expect(await eventually { metrics.timers(label: "http.client.request.duration").map(\.values.count).reduce(0, +) == 10_000 })
+        #expect(await eventually { metrics.timers(label: "apilayer.request.duration").map(\.values.count).reduce(0, +) == 10_000 })
+        let durations = metrics.timers(label: "http.client.request.duration")
+        #expect(durations.count == 1)
+        let everyMetric = observed.metrics.counters.map { ($0.label, $0.dimensions) } + observed.metrics.timers.map { ($0.label, $0.dimensions) }
+        #expect(everyMetric.count < 12, "\(everyMetric.map(\.0))")
+        let values = everyMetric.flatMap(\.1).map(\.1)
+        #expect(!values.contains { $0.contains("/") || $0.hasPrefix("k") || $0.contains("stats") && $0 != "stats" })
+        let templates = Set(observed.tracer.finishedSpans.filter { $0.kind == .client }.map(\.operationName))
+        #expect(templates == ["GET /counted-stats/{key}"])
+    }
+
     /// A call cancelled while its request is out: the attempt ends `cancelled`, the call too,
     /// and a cancellation is not counted as a failure.
     @Test func aCancelledCallIsNotAFailure() async throws {
@@ -197,7 +263,7 @@ struct ObservabilityTests {
         }
         operation.start()
         let tracer = observed.tracer
-        #expect(await eventually { tracer.activeSpans.contains { $0.operationName == "GET" } })
+        #expect(await eventually { tracer.activeSpans.contains { $0.operationName == "GET /delay" } })
         operation.cancel()
         await operation.finished()
         await operation.telemetryReported()

@@ -84,8 +84,8 @@ struct ScopeCacheTests {
                 .map(\.totalValue).reduce(0, +)
         }
         #expect(await eventually { counted("miss") == 1 && counted("revalidated") == 2 })
-        #expect(await eventually { tracer.finishedSpans.filter { $0.operationName == "GET" }.count == 3 })
-        let attempts = tracer.finishedSpans.filter { $0.operationName == "GET" }
+        #expect(await eventually { tracer.finishedSpans.filter { $0.kind == .client }.count == 3 })
+        let attempts = tracer.finishedSpans.filter { $0.kind == .client }
         #expect(attempts.filter { $0.attributes["apilayer.cache"]?.toSpanAttribute() == "revalidated" }.count == 2)
     }
 

@@ -55,8 +55,8 @@ struct ScopeCoalescingTests {
         let joined = metrics.counters.filter { $0.label == "apilayer.coalesced.requests" }.map(\.totalValue).reduce(0, +)
         #expect(joined == 9)
         // The attempt spans end on the scope's report queue.
-        #expect(await eventually { tracer.finishedSpans.filter { $0.operationName == "GET" }.count == 10 })
-        let attempts = tracer.finishedSpans.filter { $0.operationName == "GET" }
+        #expect(await eventually { tracer.finishedSpans.filter { $0.kind == .client }.count == 10 })
+        let attempts = tracer.finishedSpans.filter { $0.kind == .client }
         #expect(attempts.filter { $0.attributes["apilayer.coalesced"]?.toSpanAttribute() == true }.count == 9)
     }
 

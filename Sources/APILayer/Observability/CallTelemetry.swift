@@ -24,7 +24,11 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     let requestID: String
     private let api: String
     private let method: String
+    /// The path template of the call's URL (`/v1/repos/{owner}/{repo}/issues`): OpenTelemetry's
+    /// `url.template`, and the second word of each attempt span's name.
+    private let urlTemplate: String?
     private let metrics: CallMetrics
+    private let httpMetrics: HTTPClientMetrics
     private let tracer: any Tracer
     private let parent: ServiceContext
     private let logger: Logger
@@ -64,18 +68,25 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         let sentAt: UInt64
         let httpMethod: String
         let url: URL?
+        /// `http.request.method`, `server.address`, `server.port`, `url.scheme`: what the
+        /// attempt's metrics are counted under before its answer adds to them.
+        let dimensions: [(String, String)]
     }
 
     /// The queues of all calls' reports run here, side by side.
     private static let reporting = DispatchQueue(label: "APILayer.telemetry", qos: .utility, attributes: .concurrent)
 
-    init(api: String, method: String, configuration: APIScope.Configuration, backlog: ReportBacklog, parent: ServiceContext) {
+    init(
+        api: String, method: String, urlTemplate: @autoclosure () -> String? = nil, configuration: APIScope.Configuration, backlog: ReportBacklog,
+        parent: ServiceContext
+    ) {
         requestID = RequestID.next()
         self.backlog = backlog
         self.api = api
         self.method = method
         let factory = configuration.resolvedMetricsFactory
         metrics = CallMetrics(factory: factory, api: api, method: method)
+        httpMetrics = HTTPClientMetrics(factory: factory)
         tracer = configuration.resolvedTracer
         self.parent = parent
         redaction = configuration.redaction
@@ -94,6 +105,8 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         self.logger = logger
         let silent = factory is NOOPMetricsHandler && tracer is NoOpTracer && logger.logLevel > .debug
         reporter = silent ? nil : DispatchQueue(label: "APILayer.telemetry.call", target: Self.reporting)
+        // A silent call names no span: its template is not even made.
+        self.urlTemplate = silent ? nil : urlTemplate()
     }
 
     /// The context of the call's span, once it started: the parent of work done for it (a
@@ -156,7 +169,8 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         didFinish(
             AttemptReport(
                 attempt: context.attempt, status: outcome.statusCode, error: error, bytesSent: outcome.bytesSent,
-                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer, cache: outcome.cacheOutcome))
+                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer, cache: outcome.cacheOutcome,
+                protocolVersion: outcome.networkProtocolVersion))
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
@@ -175,10 +189,14 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
             return (state.attempt, state.call, state.parked)
         }
         let httpMethod = request.httpMethod ?? "GET"
-        let span = tracer.startSpan(httpMethod, context: call?.context ?? parent, ofKind: .client)
+        // OpenTelemetry's name of an HTTP client span: `{method} {url.template}`, or the method
+        // alone when there is no template (an adopted operation).
+        let span = tracer.startSpan(urlTemplate.map { "\(httpMethod) \($0)" } ?? httpMethod, context: call?.context ?? parent, ofKind: .client)
         var sent = request
         tracer.inject(span.context, into: &sent, using: HeaderInjector())
-        let open = OpenAttempt(number: attempt, span: span, sentAt: sentAt, httpMethod: httpMethod, url: request.url)
+        let open = OpenAttempt(
+            number: attempt, span: span, sentAt: sentAt, httpMethod: httpMethod, url: request.url,
+            dimensions: HTTPClientMetrics.dimensions(method: httpMethod, url: request.url))
         let ended = state.withLock { state -> Bool in
             if state.contextHeaderNames == nil {
                 let before = request.allHTTPHeaderFields ?? [:]
@@ -198,8 +216,9 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         ].compactMap { $0 }
         let headers = sent.allHTTPHeaderFields ?? [:]
         report { [self] in
-            if let previous { close(previous, status: nil, errorType: "interrupted", at: instant) }
+            if let previous { close(previous, status: nil, errorType: "interrupted", protocolVersion: nil, at: instant, endedAt: sentAt) }
             if wasParked { metrics.parked(-1) }
+            httpMetrics.started(open.dimensions)
             describe(span, request: request, attempt: attempt)
             for event in events { call?.addEvent(event) }
             if attempt > 1 { metrics.resent(reason: wasParked ? "replay" : "retry") }
@@ -210,7 +229,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
                     LogMetadataKey.attempt: "\(attempt)",
                     LogMetadataKey.headers: .dictionary(redaction.headers(headers).mapValues { .string($0) }),
                 ])
-            if ended { close(open, status: nil, errorType: "cancelled", at: instant) }
+            if ended { close(open, status: nil, errorType: "cancelled", protocolVersion: nil, at: instant, endedAt: sentAt) }
         }
         return sent
     }
@@ -236,7 +255,9 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
                 open.span.attributes[SpanAttributeKey.cache] = cache.rawValue
                 metrics.cacheLookup(cache)
             }
-            close(open, status: status, errorType: Self.errorType(status: status, error: report.error), at: instant)
+            close(
+                open, status: status, errorType: Self.errorType(status: status, error: report.error),
+                protocolVersion: report.protocolVersion, at: instant, endedAt: finishedAt)
             call?.addEvent(event)
             let milliseconds = Self.milliseconds(from: open.sentAt, to: finishedAt)
             if let status {
@@ -323,7 +344,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
             if let open = taken.open {
                 close(
                     open, status: nil, errorType: operationError.map { Self.errorType(status: nil, error: $0) } ?? "interrupted",
-                    at: instant)
+                    protocolVersion: nil, at: instant, endedAt: endedAt)
             }
             metrics.callEnded(
                 outcome: outcome, status: taken.status,
@@ -362,8 +383,10 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     private func describe(_ span: any Span, request: URLRequest, attempt: Int) {
         guard span.isRecording else { return }
         span.attributes[SpanAttributeKey.httpMethod] = request.httpMethod ?? "GET"
+        if let urlTemplate { span.attributes[SpanAttributeKey.urlTemplate] = urlTemplate }
         if let url = request.url {
             span.attributes[SpanAttributeKey.urlFull] = redaction.urlWithoutQuery(url)
+            if let scheme = url.scheme { span.attributes[SpanAttributeKey.urlScheme] = scheme }
             if let host = url.host { span.attributes[SpanAttributeKey.serverAddress] = host }
             if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
                 span.attributes[SpanAttributeKey.serverPort] = port
@@ -378,7 +401,15 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         url.map(redaction.url) ?? "<no URL>"
     }
 
-    private func close(_ attempt: OpenAttempt, status: Int?, errorType: String?, at instant: DefaultTracerClock.Instant) {
+    /// Ends the attempt's span and records it in OpenTelemetry's HTTP client metrics.
+    private func close(
+        _ attempt: OpenAttempt, status: Int?, errorType: String?, protocolVersion: String?, at instant: DefaultTracerClock.Instant,
+        endedAt: UInt64
+    ) {
+        httpMetrics.ended(
+            attempt.dimensions, status: status, errorType: errorType, protocolVersion: protocolVersion,
+            nanoseconds: Int64(clamping: endedAt &- attempt.sentAt))
+        if let protocolVersion { attempt.span.attributes[SpanAttributeKey.protocolVersion] = protocolVersion }
         if let status { attempt.span.attributes[SpanAttributeKey.statusCode] = status }
         if let errorType {
             attempt.span.attributes[SpanAttributeKey.errorType] = errorType
@@ -428,4 +459,6 @@ struct AttemptReport: Sendable {
     let coalesced: Bool
     /// How the API's HTTP cache took part, when it has one.
     let cache: HTTPCache.Outcome?
+    /// `network.protocol.version` of the response, when the engine says.
+    let protocolVersion: String?
 }

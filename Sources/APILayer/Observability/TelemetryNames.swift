@@ -32,6 +32,19 @@ enum MetricLabel {
     static let cacheLookups = "apilayer.cache.lookups"
 }
 
+/// OpenTelemetry's HTTP client metrics (semantic conventions 1.26+, stable): the names
+/// dashboards and alert rules for any HTTP client expect, beside APILayer's own per-call ones.
+enum OTelMetricLabel {
+    /// Timer recorded per attempt (swift-metrics records nanoseconds; its display unit is
+    /// seconds, and swift-otel exports a Timer as a histogram in seconds). Dimensions:
+    /// `http.request.method`, `server.address`, `server.port`, `url.scheme`, and, when known,
+    /// `http.response.status_code`, `error.type`, `network.protocol.version`.
+    static let requestDuration = "http.client.request.duration"
+    /// Meter (up-down): attempts in flight now. Dimensions: `http.request.method`,
+    /// `server.address`, `server.port`, `url.scheme`.
+    static let activeRequests = "http.client.active_requests"
+}
+
 /// Dimension keys of the metrics: all of low cardinality (never a URL, an ID or a token).
 enum MetricDimension {
     static let api = "api"
@@ -53,6 +66,9 @@ enum SpanAttributeKey {
     static let serverAddress = "server.address"
     static let serverPort = "server.port"
     static let errorType = "error.type"
+    static let urlTemplate = "url.template"
+    static let urlScheme = "url.scheme"
+    static let protocolVersion = "network.protocol.version"
     static let api = "apilayer.api"
     static let method = "apilayer.method"
     static let requestID = "apilayer.request_id"

@@ -66,9 +66,20 @@ extension APIManager {
         made.redaction = configuration.redaction
         made.observe(
             with: CallTelemetry(
-                api: scope.name, method: method.rawValue, configuration: configuration, backlog: scope.reportBacklog,
+                api: scope.name, method: method.rawValue, urlTemplate: urlTemplate(of: method, base: configuration.baseURL),
+                configuration: configuration, backlog: scope.reportBacklog,
                 parent: ServiceContext.current ?? .topLevel))
         return made
+    }
+
+    /// OpenTelemetry's `url.template` of `method`'s calls: the base URL's path and the method's
+    /// path with its placeholders (`/v1/repos/{owner}/{repo}/issues`).
+    static func urlTemplate<Method: APIMethod>(of method: Method, base: URL?) -> String {
+        var prefix = base?.path ?? ""
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        var path = Substring(method.path)
+        while path.hasPrefix("/") { path = path.dropFirst() }
+        return prefix + "/" + path
     }
 
     /// The operation of `operation(…)`, before its telemetry is attached.

@@ -143,6 +143,11 @@ public struct AttemptOutcome: Sendable {
     /// The URL the response came from (the last one after redirects), when one arrived.
     public var url: URL? { head?.url }
 
+    /// The HTTP version the response came over as OpenTelemetry's `network.protocol.version`
+    /// writes it (`1.1`, `2`); nil without a response, or when the engine does not say (the
+    /// URLSession engine: FoundationNetworking does not tell what libcurl negotiated).
+    public var networkProtocolVersion: String? { head?.protocolVersion }
+
     /// The value of the response's header field `name` (any case; repeated fields joined with
     /// ", "), when a response arrived and has it.
     public func value(forHTTPHeaderField name: String) -> String? {

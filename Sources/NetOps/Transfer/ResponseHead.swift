@@ -25,6 +25,19 @@ package final class ResponseHead: @unchecked Sendable {
     private let fields: [(name: String, value: String)]
     /// The response this head was made over, if an engine made one.
     private let foundation: HTTPURLResponse?
+
+    /// The protocol version as OpenTelemetry's `network.protocol.version` writes it (`1.1`,
+    /// `2`), or nil when the engine did not say (a head over an `HTTPURLResponse`: libcurl may
+    /// have spoken HTTP/2 without FoundationNetworking telling).
+    package var protocolVersion: String? {
+        guard foundation == nil || !fields.isEmpty else { return nil }
+        switch httpVersion {
+        case "HTTP/1.1": return "1.1"
+        case "HTTP/2.0", "HTTP/2": return "2"
+        case "HTTP/1.0": return "1.0"
+        default: return httpVersion.hasPrefix("HTTP/") ? String(httpVersion.dropFirst(5)) : nil
+        }
+    }
     /// The `HTTPURLResponse`, once made; written once, read under `made`'s lock.
     private let made: Locked<HTTPURLResponse?>
 
