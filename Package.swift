@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 /// Every target builds in Swift 6 language mode with the strictest checks the toolchain offers.
@@ -48,6 +48,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // A scope's, an authenticator's and the NIO engine's settings read from environment
+        // variables, JSON or YAML files (AsyncHTTPClient already depends on it, with no traits);
+        // `Logging` brings its `AccessLogger`, which the tests read for secrets.
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: ["JSON", "YAML", "Logging"]),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // The import reads OpenAPI 3.0 and 3.1 descriptions with it (swift-openapi-generator's reader).
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
@@ -60,6 +64,8 @@ let package = Package(
                 // TLSSettings reads and checks certificates and keys with it, once, where they are
                 // configured; the NIO engine uses its configuration as it is.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // TLS, proxy, retry and middleware settings read from a `ConfigReader`.
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings
         ),
@@ -79,6 +85,7 @@ let package = Package(
                 // Only to name HTTP/2's stream and protocol errors (`NIOFailureMapping`).
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 "CNetOpsZlib",
             ],
             swiftSettings: strictSettings
@@ -130,6 +137,7 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 // APIService: the APIs' graceful shutdown in a ServiceGroup.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings
         ),
@@ -300,6 +308,7 @@ let package = Package(
                 .product(name: "Instrumentation", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings
         ),
