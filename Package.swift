@@ -60,6 +60,10 @@ let package = Package(
                 // TLSSettings reads and checks certificates and keys with it, once, where they are
                 // configured; the NIO engine uses its configuration as it is.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // An operation made from an `HTTPRequest` answers with an `HTTPResponse`
+                // (swift-http-types at the edge); HTTPTypesFoundation makes the URL request.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
@@ -252,6 +256,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
