@@ -66,6 +66,10 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // TLS, proxy, retry and middleware settings read from a `ConfigReader`.
                 .product(name: "Configuration", package: "swift-configuration"),
+                // An operation made from an `HTTPRequest` answers with an `HTTPResponse`
+                // (swift-http-types at the edge); HTTPTypesFoundation makes the URL request.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),
@@ -263,6 +267,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strictSettings
         ),

@@ -94,15 +94,17 @@ public struct APILayerTransport: ClientTransport {
         scope.adopt(operation, tokenPlacement: configuration.tokenPlacement)
         configuration.prepare?(operation, operationID)
         _ = try? await operation.response()
-        guard let response = operation.response else {
+        // The head as it arrived (on the NIO engine no `HTTPURLResponse` is made for it), read
+        // once: the response and the streamed body's length come from the same head.
+        guard let head = operation.responseHead, let response = head.httpResponse else {
             throw operation.error ?? NetOpsError(.cancelled, url: urlRequest.url)
         }
         if let error = operation.error {
             // A response came, but the transfer failed after it (cut short, cancelled).
             guard error.httpStatus != nil else { throw error }
-            return (Self.httpResponse(from: response), HTTPBody(operation.receivedData))
+            return (response, HTTPBody(operation.receivedData))
         }
-        return (Self.httpResponse(from: response), Self.streamedBody(of: operation, response: response))
+        return (response, Self.streamedBody(of: operation, head: head))
     }
 
     /// A request body of known, small length, in memory.
@@ -141,11 +143,10 @@ public struct APILayerTransport: ClientTransport {
     }
 
     /// The body of an accepted response, read from the operation as the client iterates it.
-    private static func streamedBody(of operation: StreamingOperation, response: HTTPURLResponse) -> HTTPBody {
+    private static func streamedBody(of operation: StreamingOperation, head: ResponseHead) -> HTTPBody {
         // A decoded body's length is not the announced one.
-        let coded = response.value(forHTTPHeaderField: "Content-Encoding").map { !$0.isEmpty && $0.lowercased() != "identity" } ?? false
-        let length: HTTPBody.Length =
-            !coded && response.expectedContentLength >= 0 ? .known(response.expectedContentLength) : .unknown
+        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.isEmpty && $0.lowercased() != "identity" } ?? false
+        let length: HTTPBody.Length = coded ? .unknown : head.expectedContentLength.map { .known($0) } ?? .unknown
         return HTTPBody(operation.body.map { ArraySlice($0) }, length: length, iterationBehavior: .single)
     }
 
@@ -164,25 +165,22 @@ public struct APILayerTransport: ClientTransport {
                     "\(base + path) (a path segment is \"\(decoded)\", which would change the path)")
             }
         }
-        guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
+        // HTTPTypes' `url` setter traps on a URL without a scheme or one URLComponents cannot
+        // read: such a base URL is refused here.
+        guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)), url.scheme != nil,
+            URLComponents(url: url, resolvingAgainstBaseURL: true)?.string != nil
+        else {
             throw APILayerTransportError.invalidURL(base + path)
         }
-        var urlRequest = URLRequest(url: url)
-        urlRequest.httpMethod = request.method.rawValue
-        for field in request.headerFields {
-            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        // The client's request with the URL's scheme, authority and path; HTTPTypesFoundation
+        // makes the Foundation request of it (NetOps' `foundationRequest`: the method, each field
+        // name once with repeated values joined, a value past ASCII sent as it is).
+        var absolute = request
+        absolute.url = url
+        guard let urlRequest = absolute.foundationRequest else {
+            throw APILayerTransportError.invalidURL(base + path)
         }
         return urlRequest
-    }
-
-    /// The generated client's response of a Foundation response.
-    static func httpResponse(from response: HTTPURLResponse) -> HTTPResponse {
-        var fields = HTTPFields()
-        for (key, value) in response.allHeaderFields {
-            guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
-            fields.append(HTTPField(name: name, value: value))
-        }
-        return HTTPResponse(status: .init(code: response.statusCode), headerFields: fields)
     }
 }
 

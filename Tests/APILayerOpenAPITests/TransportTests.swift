@@ -215,6 +215,32 @@ struct TransportSendTests {
         #expect(unavailable.status.code == 503)
     }
 
+    /// The client's fields reach the server through HTTPTypesFoundation's conversion (a repeated
+    /// field joined, a value past ASCII as the client held it), and the server's come back as
+    /// the engine read them (on the NIO engine a repeated field stays apart).
+    @Test(arguments: TestEngine.allCases)
+    func fieldsGoAndComeBackAsHTTPTypes(_ engine: TestEngine) async throws {
+        let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
+        let transport = APILayerTransport(scope: scope)
+        var request = HTTPRequest(method: .post, scheme: nil, authority: nil, path: "/echo?from=transport")
+        let test = try #require(HTTPField.Name("X-Test"))
+        request.headerFields.append(HTTPField(name: test, value: "one"))
+        request.headerFields.append(HTTPField(name: test, value: "two"))
+        request.headerFields[try #require(HTTPField.Name("X-Name"))] = "café"
+        let (_, body) = try await transport.send(request, body: HTTPBody("hello"), baseURL: baseURL, operationID: "echo")
+        let echoed = try await Data(collecting: try #require(body), upTo: 1 << 16)
+        let echo = try #require(try JSONSerialization.jsonObject(with: echoed) as? [String: Any])
+        let headers = try #require(echo["headers"] as? [String: String])
+        #expect(headers["x-test"]?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } == ["one", "two"])
+        #expect(headers["x-name"] == "café")
+        #expect(echo["body"] as? String == "hello")
+
+        let cookies = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/cookies/set?cookie=a%3D1&cookie=b%3D2")
+        let (response, _) = try await transport.send(cookies, body: nil, baseURL: baseURL, operationID: "cookies")
+        let values = response.headerFields[values: .setCookie]
+        #expect(engine == .nio ? values == ["a=1", "b=2"] : values.joined(separator: ", ") == "a=1, b=2", "\(values)")
+    }
+
     @Test(arguments: TestEngine.allCases)
     func theIdleTimeoutThePrepareHookSetsEndsASilentRequest(_ engine: TestEngine) async throws {
         let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)

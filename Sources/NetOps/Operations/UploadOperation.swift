@@ -64,7 +64,7 @@ public final class UploadOperation: BaseOperation, @unchecked Sendable {
     }
 
     /// `built` with a `Content-Type` of `type()` when it has none.
-    private static func typed(_ built: Result<URLRequest, NetOpsError>, _ type: () -> MIMEType) -> Result<URLRequest, NetOpsError> {
+    static func typed(_ built: Result<URLRequest, NetOpsError>, _ type: () -> MIMEType) -> Result<URLRequest, NetOpsError> {
         guard case var .success(request) = built, request.value(forHTTPHeaderField: "Content-Type") == nil else { return built }
         request.setValue(type().name, forHTTPHeaderField: "Content-Type")
         return .success(request)

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import HTTPTypesFoundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -9,7 +11,8 @@ import FoundationNetworking
 /// Making an `HTTPURLResponse` on Linux parses and sanitises every header field (a tenth of an
 /// operation's CPU on the NIO engine), and most operations never look at one. The NIO engine hands
 /// over the fields as they came; the `HTTPURLResponse` is made the first time someone asks for it
-/// and kept. The URLSession engine, which has one already, wraps it.
+/// and kept, and so is the `HTTPResponse` of swift-http-types, made from the fields directly. The
+/// URLSession engine, which has an `HTTPURLResponse` already, wraps it.
 package final class ResponseHead: @unchecked Sendable {
     /// The URL the response came from (the last one after redirects).
     package let url: URL
@@ -38,8 +41,16 @@ package final class ResponseHead: @unchecked Sendable {
         default: return httpVersion.hasPrefix("HTTP/") ? String(httpVersion.dropFirst(5)) : nil
         }
     }
-    /// The `HTTPURLResponse`, once made; written once, read under `made`'s lock.
-    private let made: Locked<HTTPURLResponse?>
+
+    /// The `HTTPURLResponse` and the `HTTPResponse`, once made; each written once, read under
+    /// `made`'s lock.
+    private let made: Locked<Made>
+
+    /// What a head makes on first use and keeps.
+    private struct Made {
+        var foundation: HTTPURLResponse?
+        var httpTypes: HTTPResponse?
+    }
 
     /// A head over header fields as they arrived.
     package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
@@ -48,7 +59,7 @@ package final class ResponseHead: @unchecked Sendable {
         self.httpVersion = httpVersion
         self.fields = fields
         self.foundation = nil
-        self.made = Locked(nil)
+        self.made = Locked(Made())
         self.expectedContentLength = Self.announcedLength(in: fields)
     }
 
@@ -59,7 +70,7 @@ package final class ResponseHead: @unchecked Sendable {
         self.httpVersion = "HTTP/1.1"
         self.fields = []
         self.foundation = response
-        self.made = Locked(nil)
+        self.made = Locked(Made())
         self.expectedContentLength = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
     }
 
@@ -136,15 +147,60 @@ package final class ResponseHead: @unchecked Sendable {
     /// The head as an `HTTPURLResponse`, made on first use.
     package var httpURLResponse: HTTPURLResponse {
         if let foundation { return foundation }
-        if let response = made.withLock({ $0 }) { return response }
+        if let response = made.withLock({ $0.foundation }) { return response }
         // Made outside the lock; two threads racing here make two equal responses and keep one.
         let response =
             HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: headerFields)
             ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: [:])!
         return made.withLock { kept in
-            if let kept { return kept }
-            kept = response
+            if let foundation = kept.foundation { return foundation }
+            kept.foundation = response
             return response
         }
+    }
+
+    /// The head as swift-http-types' `HTTPResponse`, made on first use and kept; nil for a status
+    /// outside 0...999, which `HTTPResponse` cannot hold.
+    ///
+    /// From the fields as they arrived (the NIO engine, an `HTTPCache` answer): in their order,
+    /// repeated fields apart, no `HTTPURLResponse` made. Over an `HTTPURLResponse` (the URLSession
+    /// engine): its fields, each name once with repeated values joined by ", ", in no set order.
+    /// A field whose name is not an HTTP token is left out.
+    package var httpResponse: HTTPResponse? {
+        guard (0...999).contains(statusCode) else { return nil }
+        if let response = made.withLock({ $0.httpTypes }) { return response }
+        // Made outside the lock, as `httpURLResponse` is.
+        let response = HTTPResponse(status: .init(code: statusCode), headerFields: httpFields)
+        return made.withLock { kept in
+            if let httpTypes = kept.httpTypes { return httpTypes }
+            kept.httpTypes = response
+            return response
+        }
+    }
+
+    /// The fields as swift-http-types' `HTTPFields`.
+    private var httpFields: HTTPFields {
+        guard let foundation else {
+            var converted = HTTPFields()
+            converted.reserveCapacity(fields.count)
+            for (name, value) in fields {
+                guard let name = HTTPField.Name(name) else { continue }
+                converted.append(HTTPField(name: name, value: value))
+            }
+            return converted
+        }
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking reads a header line as UTF-8 text; HTTPTypesFoundation's
+        // `httpResponse` takes that text for ISO Latin-1, as Apple's Foundation makes it, and would
+        // turn a value past ASCII into other bytes (`é` into a lone 0xE9). Converted here as UTF-8.
+        var converted = HTTPFields()
+        for (name, value) in foundation.allHeaderFields {
+            guard let name = name as? String, let value = value as? String, let fieldName = HTTPField.Name(name) else { continue }
+            converted.append(HTTPField(name: fieldName, value: value))
+        }
+        return converted
+        #else
+        return foundation.httpResponse?.headerFields ?? HTTPFields()
+        #endif
     }
 }
