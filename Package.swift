@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "APILayerOpenAPI", targets: ["APILayerOpenAPI"]),
         .library(name: "SampleAPI", targets: ["SampleAPI"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
+        // The sample APIs' templates, for a service built on SampleAPI (Examples/Gateway).
+        .library(name: "SampleTemplates", targets: ["SampleTemplates"]),
         .library(name: "Chaos", targets: ["Chaos"]),
         .executable(name: "apilayer", targets: ["APILayerTool"]),
     ],

@@ -35,17 +35,19 @@ public final class DemoServer: Sendable {
     private let sampleServices: SampleServices
     private let trackerServices: TrackerServices
     private let credentials: CredentialLog
+    private let traceContexts: TraceContextLog
 
     private init(
         port: Int, host: String, usesTLS: Bool, group: ServiceGroup, runTask: Task<Void, any Error>,
         counters: NIOLockedValueBox<DemoServerStatistics>, realms: TokenRealms, sampleServices: SampleServices,
-        trackerServices: TrackerServices, credentials: CredentialLog
+        trackerServices: TrackerServices, credentials: CredentialLog, traceContexts: TraceContextLog
     ) {
         self.usesTLS = usesTLS
         self.realms = realms
         self.sampleServices = sampleServices
         self.trackerServices = trackerServices
         self.credentials = credentials
+        self.traceContexts = traceContexts
         self.port = port
         self.host = host
         self.group = group
@@ -73,6 +75,8 @@ public final class DemoServer: Sendable {
         router.add(middleware: CountingMiddleware(counters: counters))
         let credentials = CredentialLog()
         router.add(middleware: CredentialLogMiddleware(log: credentials))
+        let traceContexts = TraceContextLog()
+        router.add(middleware: TraceContextLogMiddleware(log: traceContexts))
         DemoRoutes.addBasicRoutes(to: router)
         DemoRoutes.addPayloadRoutes(to: router, counters: counters)
         DemoRoutes.addRangeRoutes(to: router)
@@ -121,7 +125,7 @@ public final class DemoServer: Sendable {
         }
         return DemoServer(
             port: boundPort, host: host, usesTLS: tls != nil, group: group, runTask: runTask, counters: counters, realms: realms,
-            sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials)
+            sampleServices: sampleServices, trackerServices: trackerServices, credentials: credentials, traceContexts: traceContexts)
     }
 
     /// Stops accepting connections, lets requests in flight end, and returns when the server is down.
@@ -166,6 +170,12 @@ public final class DemoServer: Sendable {
     /// header or an `access_token` parameter), oldest first.
     public func credentialsSeen() -> [SeenCredential] {
         credentials.all
+    }
+
+    /// The trace contexts this server received so far (requests that carried a W3C
+    /// `traceparent` header), oldest first: what a traced service propagated to its calls.
+    public func traceContextsSeen() -> [SeenTraceContext] {
+        traceContexts.all
     }
 
     /// The client id and secret the realms' token endpoints accept for the client-credentials grant.
