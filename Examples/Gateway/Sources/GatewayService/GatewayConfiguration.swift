@@ -69,13 +69,15 @@ public struct GatewayConfiguration: Sendable {
     /// One API's settings from `reader` (scoped to `apis.<name>`), each key defaulting to the
     /// value for DemoServer.
     ///
-    /// The one place that turns configuration keys into an `APIScope.Configuration`: APILayer's
-    /// own `APIScope.Configuration(configReader:)` can take its place.
+    /// The gateway's defaults (DemoServer's URL, the sample templates, a 30 s total timeout),
+    /// then every scope key APILayer reads (`APIScope.Configuration.update(from:)`: `baseURL`,
+    /// `totalTimeout`, `retry.*`, `rateLimit.*`, `tls.*`, `proxy.*`, … — Docs/configuration.md),
+    /// which throws `ConfigurationError` naming the key of a value it cannot use.
     static func apiSettings(_ reader: ConfigReader, baseURL: URL, templates: URL, tokenURL: URL) throws -> APISettings {
-        var scope = APIScope.Configuration()
-        scope.baseURL = try url(reader.string(forKey: "baseURL", default: baseURL.absoluteString), key: "baseURL")
+        var scope = APIScope.Configuration(baseURL: baseURL)
         scope.templates = TemplateStore(directory: URL(fileURLWithPath: reader.string(forKey: "templates", default: templates.path)))
-        scope.totalTimeout = reader.double(forKey: "totalTimeout", default: 30)
+        scope.totalTimeout = 30
+        try scope.update(from: reader)
         return APISettings(
             scope: scope,
             connections: reader.int(forKey: "connections", default: 64),
