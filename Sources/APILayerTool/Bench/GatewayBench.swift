@@ -11,8 +11,9 @@ import Glibc
 
 /// `apilayer bench gateway`: the example service (Examples/Gateway, a Hummingbird 2 server whose
 /// every request makes two APILayer calls) under load, against the same pairs of calls made by
-/// the same executable without Hummingbird in front (`Gateway direct`); then a SIGTERM at full
-/// load, and the calls it lost. DemoServer and the gateway run in child processes.
+/// the same executable without Hummingbird in front (`Gateway direct`), round by round in turn;
+/// then a SIGTERM at full load, and the calls it lost. DemoServer and the gateway run in child
+/// processes.
 struct GatewayBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
@@ -28,8 +29,11 @@ struct GatewayBench: AsyncParsableCommand {
     @Option(help: "Requests in flight at once (and the direct mode's tasks).")
     var concurrency = 64
 
-    @Option(help: "Seconds of load before each measurement.")
+    @Option(help: "Seconds of load before the measurements (and of the direct mode's calls before its own).")
     var warmUp = 2.0
+
+    @Option(help: "Rounds of the gateway's load and the direct mode in turn; the medians are reported.")
+    var rounds = 3
 
     @Option(help: "in-process (AsyncHTTPClient in this process) or wrk (default: wrk when installed).")
     var load: String?
@@ -57,15 +61,28 @@ struct GatewayBench: AsyncParsableCommand {
         let child = try GatewayProcess(executable: executable, arguments: ["--http-port", "0"] + arguments)
         let url = "http://127.0.0.1:\(child.port)/overview/1"
         let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: Self.clientConfiguration(concurrency))
-        let served: LoadCounts
+        // Round by round in turn, so a machine whose speed drifts (another process, a busier
+        // host) moves both sides of a round alike.
+        var rounds: [(served: LoadCounts, direct: DirectRun)] = []
         let shutdown: ShutdownRun
         do {
             if useWrk, let wrk {
                 _ = try Self.wrk(wrk, url: url, concurrency: concurrency, seconds: warmUp)
-                served = try Self.wrk(wrk, url: url, concurrency: concurrency, seconds: seconds)
             } else {
                 _ = await Self.load(client, url: url, concurrency: concurrency, for: warmUp)
-                served = await Self.load(client, url: url, concurrency: concurrency, for: seconds)
+            }
+            for _ in 0..<max(1, self.rounds) {
+                let served: LoadCounts
+                if useWrk, let wrk {
+                    served = try Self.wrk(wrk, url: url, concurrency: concurrency, seconds: seconds)
+                } else {
+                    served = await Self.load(client, url: url, concurrency: concurrency, for: seconds)
+                }
+                // The same pairs of calls, from the same executable, without Hummingbird.
+                let direct = try Self.direct(
+                    executable,
+                    arguments: ["direct", "--concurrency", "\(concurrency)", "--seconds", "\(seconds)", "--warm-up", "\(min(warmUp, 1))"] + arguments)
+                rounds.append((served, direct))
             }
             shutdown = try await Self.terminateUnderLoad(child, client: client, url: url, concurrency: concurrency)
             try await client.shutdown()
@@ -75,27 +92,31 @@ struct GatewayBench: AsyncParsableCommand {
             throw error
         }
 
-        // The same pairs of calls, from the same executable, without Hummingbird.
-        let direct = try Self.direct(
-            executable, arguments: ["direct", "--concurrency", "\(concurrency)", "--seconds", "\(seconds)"] + arguments)
-
-        let incoming = Double(served.ok) / served.seconds
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let incoming = rounds.map { Double($0.served.ok) / $0.served.seconds }
+        let baselines = rounds.map { $0.direct.callsPerSecond / 2 }
+        let ratios = zip(incoming, baselines).map { $0 / $1 }
         let summary = shutdown.summary
         let figures = [
             BenchFigure(
-                name: "gateway-vs-direct", value: incoming, baseline: direct.callsPerSecond / 2, unit: "req/s", target: "≥ 0.8"),
+                name: "gateway-vs-direct", value: median(incoming), baseline: median(baselines), ratio: median(ratios), unit: "req/s",
+                target: "≥ 0.8"),
             BenchFigure(name: "shutdown-lost-calls", value: Double(summary.lost), unit: "calls", target: "= 0"),
         ]
         let loadName =
             useWrk
             ? "wrk (\(wrk ?? "wrk") -t2 -c\(concurrency), a process of its own)" : "in-process AsyncHTTPClient (\(concurrency) connections)"
         let notes = [
-            "gateway-vs-direct: GET /overview/1 answered 200 per second at c=\(concurrency) for \(Self.format(served.seconds)) s after \(Self.format(warmUp)) s of warm-up, "
-                + "load from \(loadName); each request makes two APILayer calls (SampleAPI users.get, TrackerAPI issues/list-for-repo) side by side; "
-                + "non-200 answers: \(served.other), errors: \(served.errors); "
-                + "baseline: half the outgoing calls per second of `Gateway direct` (\(direct.concurrency) tasks making the same pairs in-process, "
-                + "no Hummingbird, \(Self.format(direct.callsPerSecond)) calls/s, \(direct.failedPairs) failed pairs); "
-                + "DemoServer in a child process, the gateway at \(executable.path)",
+            "gateway-vs-direct: GET /overview/1 answered 200 per second at c=\(concurrency) for \(Self.format(seconds)) s a round, load from \(loadName), "
+                + "after \(Self.format(warmUp)) s of warm-up; each request makes two APILayer calls (SampleAPI users.get, TrackerAPI issues/list-for-repo) side by side; "
+                + "baseline: half the outgoing calls per second of `Gateway direct` (\(concurrency) tasks making the same pairs in-process, no Hummingbird) right after; "
+                + "medians of \(rounds.count) rounds, ratio the median of the rounds' ratios; DemoServer in a child process, the gateway at \(executable.path)",
+            "gateway-vs-direct rounds: "
+                + rounds.indices.map { index in
+                    let round = rounds[index]
+                    return "\(Self.format(incoming[index])) vs \(Self.format(baselines[index])) (\(String(format: "%.3f", ratios[index])); "
+                        + "non-200 \(round.served.other), errors \(round.served.errors), failed pairs \(round.direct.failedPairs))"
+                }.joined(separator: ", "),
             "shutdown-lost-calls: SIGTERM after \(Self.format(shutdown.loadedSeconds)) s at c=\(concurrency), in-process load until the gateway exited; "
                 + "API calls started \(summary.started): succeeded \(summary.succeeded), failed \(summary.failed), cancelled \(summary.cancelled), refused \(summary.refused); "
                 + "in flight at the SIGTERM \(summary.inFlightAtShutdown), cancelled after the drain \(summary.cancelledByService), unended \(summary.unended); "

@@ -7,8 +7,9 @@ import Prometheus
 import ServiceLifecycle
 
 // `Gateway` serves until SIGTERM or SIGINT, then prints how its API calls ended as one JSON line.
-// `Gateway direct [--concurrency 64] [--seconds 10]` makes the same pairs of calls without the
-// server and prints the outgoing calls per second as one JSON line.
+// `Gateway direct [--concurrency 64] [--seconds 10] [--warm-up 1]` makes the same pairs of calls
+// without the server (after the warm-up's, not counted) and prints the outgoing calls per second
+// as one JSON line.
 //
 // Configuration, highest priority first: command-line options (`--http-port 8082`), environment
 // variables (`HTTP_PORT=8082`), the JSON file `--config-file-path` names, the defaults
@@ -41,7 +42,8 @@ logger.info("tracker API: \(configuration.tracker)")
 if CommandLine.arguments.dropFirst().first == "direct" {
     let run = await gateway.apis.directLoad(
         concurrency: config.int(forKey: "concurrency", default: 64),
-        duration: .milliseconds(Int(config.double(forKey: "seconds", default: 10) * 1000)))
+        duration: .milliseconds(Int(config.double(forKey: "seconds", default: 10) * 1000)),
+        warmUp: .milliseconds(Int(config.double(forKey: "warmUp", default: 1) * 1000)))
     await gateway.apis.service.stop()
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys]

@@ -59,7 +59,8 @@ public struct GatewayApp: Sendable {
     }
 
     /// The answer to `GET /overview/{user}`: 200 with both APIs' data, 503 while shutting down
-    /// (with `Retry-After`), 404 for an unknown user, 502 when an API failed.
+    /// (with `Retry-After`), 404 when SampleAPI answers no user, 502 when an API call failed (an
+    /// unknown user too: SampleService reports it as its error 113).
     private func overviewResponse(_ user: Int) async -> Response {
         requests.increment()
         do {
