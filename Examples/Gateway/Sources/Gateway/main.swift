@@ -34,7 +34,14 @@ logger.logLevel = Logger.Level(rawValue: config.string(forKey: "log.level", defa
 let registry = PrometheusCollectorRegistry()
 MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
 
-let configuration = try GatewayConfiguration(reading: config)
+// A value the gateway cannot use stops it here, naming the key (never a secret's value).
+let configuration: GatewayConfiguration
+do {
+    configuration = try GatewayConfiguration(reading: config)
+} catch {
+    logger.critical("the configuration cannot be used: \(error)")
+    exit(78)  // EX_CONFIG
+}
 let gateway = GatewayApp(configuration: configuration, registry: registry, logger: logger)
 logger.info("sample API: \(configuration.sample)")
 logger.info("tracker API: \(configuration.tracker)")

@@ -229,4 +229,28 @@ struct GatewayTests {
             try GatewayConfiguration(reading: ConfigReader(provider: InMemoryProvider(values: ["demo.url": "not a url"])))
         }
     }
+
+    @Test("an API's scope keys are APILayer's, and a value it cannot use is refused naming its key, never its value")
+    func scopeKeysAreReadAndBadOnesRefused() throws {
+        let good = try GatewayConfiguration(
+            reading: ConfigReader(
+                provider: InMemoryProvider(values: [
+                    "apis.tracker.totalTimeout": 12.5, "apis.tracker.retry.maximumAttempts": 4, "apis.sample.allowsHTTP2": false,
+                ])))
+        #expect(good.tracker.scope.totalTimeout == 12.5)
+        #expect(good.tracker.scope.retryPolicy?.maximumAttempts == 4)
+        #expect(good.sample.scope.allowsHTTP2 == false)
+        #expect(good.sample.scope.totalTimeout == 30)
+        let bad: [AbsoluteConfigKey: ConfigValue] = [
+            "apis.tracker.totalTimeout": -3,
+            "apis.tracker.clientSecret": ConfigValue(.string("tracker-s3cret"), isSecret: true),
+        ]
+        do {
+            _ = try GatewayConfiguration(reading: ConfigReader(provider: InMemoryProvider(values: bad)))
+            Issue.record("a negative total timeout must be refused")
+        } catch {
+            #expect("\(error)".contains("apis.tracker.totalTimeout"))
+            #expect(!"\(error)".contains("-3") && !"\(error)".contains("s3cret"))
+        }
+    }
 }
