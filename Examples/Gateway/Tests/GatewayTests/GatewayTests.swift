@@ -139,7 +139,7 @@ struct GatewayTests {
     func gracefulShutdownDrainsCallsInFlight() async throws {
         let server = try await Self.demo.value
         let realm = "gateway-drain"
-        server.sampleService(realm: realm).latency = 1
+        server.sampleService(realm: realm).latency = 2
         let gateway = try await RunningGateway.start(against: server, realm: realm, drainTimeout: 10)
         let requests = 16
         let responses = Task {
@@ -151,7 +151,7 @@ struct GatewayTests {
             }
         }
         // Every request made its two calls; the TrackerAPI ones end at once, each SampleAPI one
-        // waits 1 s at the server.
+        // waits 2 s at the server.
         #expect(
             await Self.eventually {
                 gateway.app.apis.ledger.snapshot.started == 2 * requests && gateway.app.apis.service.callsInFlight >= requests
