@@ -16,14 +16,7 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(2)))
 struct HTTPTypesTests {
     /// What DemoServer's `/echo` saw.
-    struct Echo: Decodable {
-        let method: String
-        let path: String
-        let query: [String: String]
-        let headers: [String: String]
-        let bodyLength: Int
-        let body: String
-    }
+    typealias Echo = ConformanceTests.Echo
 
     static func echo(_ operation: BaseOperation) throws -> Echo {
         try JSONDecoder().decode(Echo.self, from: operation.receivedData)

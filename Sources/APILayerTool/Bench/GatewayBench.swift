@@ -350,14 +350,8 @@ final class GatewayProcess: @unchecked Sendable {
         self.process = process
         self.output = output
         try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let port = Int(text.dropFirst("listening on ".count)) else {
+        let (port, text) = ServerProcess.listeningPort(on: output)
+        guard let port else {
             process.terminate()
             throw ValidationError("the gateway did not start: '\(text)'")
         }

@@ -16,14 +16,8 @@ final class ServerProcess {
         process.standardInput = input
         process.standardOutput = output
         try process.run()
-        var line = Data()
-        while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            if byte.isEmpty || byte == Data("\n".utf8) { break }
-            line.append(byte)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("listening on "), let port = Int(text.dropFirst("listening on ".count)) else {
+        let (port, text) = Self.listeningPort(on: output)
+        guard let port else {
             process.terminate()
             throw ServerProcessError(message: "the server process did not start: '\(text)'")
         }
@@ -40,5 +34,21 @@ final class ServerProcess {
     struct ServerProcessError: Error, CustomStringConvertible {
         let message: String
         var description: String { message }
+    }
+}
+
+extension ServerProcess {
+    /// Reads the first line a child server prints on `output`, byte by byte (nothing past it is
+    /// consumed): its port when the line is `listening on PORT`, and the line itself.
+    static func listeningPort(on output: Pipe) -> (port: Int?, line: String) {
+        var line = Data()
+        while true {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        guard text.hasPrefix("listening on ") else { return (nil, text) }
+        return (Int(text.dropFirst("listening on ".count)), text)
     }
 }
