@@ -135,6 +135,25 @@ struct GatewayTests {
         try await gateway.stop()
     }
 
+    /// `count` requests of `/overview/{user}` sent at once; their statuses (-1: no answer).
+    static func overviews(_ count: Int, from gateway: RunningGateway) -> Task<[Int], Never> {
+        Task {
+            await withTaskGroup(of: Int.self) { group in
+                for user in users(count) {
+                    group.addTask { (try? await get(gateway.url("/overview/\(user)")).status) ?? -1 }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+    }
+
+    /// Whether the gateway soon started `started` calls with at least `inFlight` still running.
+    static func callsStarted(_ started: Int, inFlight: Int, in gateway: RunningGateway) async -> Bool {
+        await eventually {
+            gateway.app.apis.ledger.snapshot.started == started && gateway.app.apis.service.callsInFlight >= inFlight
+        }
+    }
+
     @Test("graceful shutdown with calls in flight: they finish, later requests get 503 while the APIs drain, no call is lost")
     func gracefulShutdownDrainsCallsInFlight() async throws {
         let server = try await Self.demo.value
@@ -142,20 +161,10 @@ struct GatewayTests {
         server.sampleService(realm: realm).latency = 2
         let gateway = try await RunningGateway.start(against: server, realm: realm, drainTimeout: 10)
         let requests = 16
-        let responses = Task {
-            await withTaskGroup(of: Int.self) { group in
-                for user in Self.users(requests) {
-                    group.addTask { (try? await Self.get(gateway.url("/overview/\(user)")).status) ?? -1 }
-                }
-                return await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-        }
+        let responses = Self.overviews(requests, from: gateway)
         // Every request made its two calls; the TrackerAPI ones end at once, each SampleAPI one
         // waits 2 s at the server.
-        #expect(
-            await Self.eventually {
-                gateway.app.apis.ledger.snapshot.started == 2 * requests && gateway.app.apis.service.callsInFlight >= requests
-            })
+        #expect(await Self.callsStarted(2 * requests, inFlight: requests, in: gateway))
         await gateway.group.triggerGracefulShutdown()
         #expect(await Self.eventually { gateway.app.apis.sample.isStopping })
 
@@ -184,18 +193,8 @@ struct GatewayTests {
         server.sampleService(realm: realm).latency = 30
         let gateway = try await RunningGateway.start(against: server, realm: realm, drainTimeout: 0.5)
         let requests = 8
-        let responses = Task {
-            await withTaskGroup(of: Int.self) { group in
-                for user in Self.users(requests) {
-                    group.addTask { (try? await Self.get(gateway.url("/overview/\(user)")).status) ?? -1 }
-                }
-                return await group.reduce(into: [Int]()) { $0.append($1) }
-            }
-        }
-        #expect(
-            await Self.eventually {
-                gateway.app.apis.ledger.snapshot.started == 2 * requests && gateway.app.apis.service.callsInFlight >= requests
-            })
+        let responses = Self.overviews(requests, from: gateway)
+        #expect(await Self.callsStarted(2 * requests, inFlight: requests, in: gateway))
         let clock = ContinuousClock()
         let began = clock.now
         try await gateway.stop()
