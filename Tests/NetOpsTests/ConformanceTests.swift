@@ -216,12 +216,32 @@ struct ConformanceTests {
             // The client's NIOHTTP2 closes the connection with PROTOCOL_ERROR. AsyncHTTPClient
             // then fails the request with the stream's closing — or, seen under ThreadSanitizer,
             // never tells the request at all, and the operation's idle timeout ends it.
-            let operation = DTO.get(try await engine.url("headers/many?count=200")).on(engine)
+            //
+            // When the connection survives, its HPACK tables no longer agree: the client stopped
+            // decoding the oversized block, so the entries the server added to its dynamic table
+            // are missing from the client's, and the next responses on that connection read other
+            // fields (a later `/json` came back with `x-demo-122…` instead of its
+            // `content-type`; the defect netty fixed in its #6209). So this case runs on a
+            // session of its own, and the next request on it is checked as a known issue.
+            let isolated = try await HTTP2TestServer.isolatedSession()
+            defer { Task { try? await isolated.shutdown() } }
+            let operation = DTO.get(try await engine.url("headers/many?count=200"))
+            operation.privateSession = isolated
             operation.idleTimeout = 3
             let refused = await Self.run(operation)
             let kind = refused.error?.kind.name
             #expect(kind == "connectionLost" || kind == "idleTimeout", "\(String(describing: refused.error))")
             if kind == "connectionLost" { #expect(refused.error?.description.contains("HTTP/2") == true) }
+            let after = DTO.get(try await engine.url("json"))
+            after.privateSession = isolated
+            after.idleTimeout = 3
+            _ = await Self.run(after)
+            withKnownIssue("swift-nio-http2: an oversized header block leaves the connection's HPACK tables out of step", isIntermittent: true) {
+                #expect(
+                    after.response?.value(forHTTPHeaderField: "Content-Type") == "application/json; charset=utf-8",
+                    "status \(String(describing: after.response?.statusCode)), fields \((after.response?.allHeaderFields.keys).map { Array($0) } ?? []), error \(String(describing: after.error))"
+                )
+            }
         }
         let received = try await DTO.get(engine.url("headers/many?count=\(count)")).on(engine).run()
         for index in 0..<count {

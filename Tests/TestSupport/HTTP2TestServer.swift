@@ -11,6 +11,7 @@ public enum HTTP2TestServer {
     private struct Running: Sendable {
         let server: DemoServer
         let session: NetworkSession
+        let configuration: NIOEngineConfiguration
     }
 
     private static let shared = Task { () throws -> Running in
@@ -22,7 +23,7 @@ public enum HTTP2TestServer {
             tls: DemoServerTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
         var configuration = TestEngine.nioConfiguration
         configuration.tls = try TLSSettings(trustRoots: .only(.file(certificates.caCertificate.path)))
-        let running = Running(server: server, session: NetworkSession.nio(configuration: configuration))
+        let running = Running(server: server, session: NetworkSession.nio(configuration: configuration), configuration: configuration)
         started.withLockedValue { $0 = running.session }
         return running
     }
@@ -47,6 +48,12 @@ public enum HTTP2TestServer {
     /// The NIO session that trusts the server's CA (HTTP/2 allowed, as by default).
     public static func session() async throws -> NetworkSession {
         try await shared.value.session
+    }
+
+    /// A NIO session of its own that trusts the server's CA: its connections serve no other
+    /// test. For a case that may leave its connection unusable for others.
+    public static func isolatedSession() async throws -> NetworkSession {
+        NetworkSession.nio(configuration: try await shared.value.configuration)
     }
 
     /// The absolute `https` URL of `path` (with query) on the server.
