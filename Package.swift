@@ -19,6 +19,9 @@ let package = Package(
         .library(name: "Mapper", targets: ["Mapper"]),
         .library(name: "APILayer", targets: ["APILayer"]),
         .library(name: "APILayerOpenAPI", targets: ["APILayerOpenAPI"]),
+        // A token store in PostgreSQL shared by a service's replicas, with one refresh for all of
+        // them: a product of its own, so that services without it do not link postgres-nio.
+        .library(name: "APILayerPostgres", targets: ["APILayerPostgres"]),
         .library(name: "SampleAPI", targets: ["SampleAPI"]),
         .library(name: "DemoServer", targets: ["DemoServer"]),
         // The sample APIs' templates, for a service built on SampleAPI (Examples/Gateway).
@@ -57,6 +60,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         // The import reads OpenAPI 3.0 and 3.1 descriptions with it (swift-openapi-generator's reader).
         .package(url: "https://github.com/mattpolzin/OpenAPIKit", from: "6.4.0"),
+        // APILayerPostgres: the replicas' shared token store and refresh lease.
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -172,6 +177,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // PostgresTokenStore: one row per API and account, sealed with AES-GCM, and a lease row
+        // that lets one replica of a service refresh for all of them.
+        .target(
+            name: "APILayerPostgres",
+            dependencies: [
+                "APILayer", "NetOps",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SampleAPI",
             dependencies: ["APILayer", "NetOps", "Validator", "Mapper"],
@@ -210,7 +227,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
-                "OpenAPIImport", "ThreadSanitizerSuppressions",
+                "OpenAPIImport", "ThreadSanitizerSuppressions", "APILayerPostgres", "LocalPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -356,6 +374,18 @@ let package = Package(
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The shared token store against a private PostgreSQL cluster (initdb in a temporary
+        // folder), with replicas as child processes (`apilayer replica`).
+        .testTarget(
+            name: "APILayerPostgresTests",
+            dependencies: [
+                "APILayerPostgres", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport", "LocalPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

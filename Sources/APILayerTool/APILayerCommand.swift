@@ -8,7 +8,7 @@ struct APILayerCommand: AsyncParsableCommand {
         abstract: "A layered network stack for Swift services on Linux.",
         subcommands: [
             DemoCommand.self, ValidateCommand.self, TemplatesCommand.self, BenchCommand.self, ServeCommand.self, TokenWriterCommand.self,
-            ChaosCommand.self, ConnectivityCommand.self, EngineCheckCommand.self, ShutdownDrillCommand.self,
+            ChaosCommand.self, ConnectivityCommand.self, EngineCheckCommand.self, ShutdownDrillCommand.self, ReplicaCommand.self,
         ]
     )
 }

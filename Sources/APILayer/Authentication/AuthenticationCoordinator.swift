@@ -33,7 +33,9 @@ import FoundationNetworking
 ///   another API's parked operations, and one a caller parked with `BaseOperation.postpone(_:)`
 ///   (in its session's lot), stay as they are;
 /// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
-///   `excessiveRefresh` instead of looping.
+///   `excessiveRefresh` instead of looping;
+/// - when its store is a `SharedTokenStore`, the store runs each refresh, so that one process
+///   of several refreshes for all of them.
 ///
 /// The authenticator is never called while a lock is held, and token values never reach a log.
 public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddleware, @unchecked Sendable {
@@ -481,8 +483,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         let outcome: Result<Token, any Error>
         do {
             let authenticator = self.authenticator
+            let shared = store as? any SharedTokenStore
             let fresh = try await ServiceContext.$current.withValue(span.context) {
-                try await authenticator.refresh(current: start.current)
+                // A store shared by several processes refreshes for all of them.
+                if let shared { return try await shared.refresh(current: start.current, using: authenticator) }
+                return try await authenticator.refresh(current: start.current)
             }
             outcome = .success(fresh)
         } catch {
