@@ -259,6 +259,11 @@ let package = Package(
             name: "ThreadSanitizerSuppressions",
             path: "Sources/ThreadSanitizerSuppressions"
         ),
+        // A private PostgreSQL server per test or benchmark (initdb, pg_ctl, psql), Foundation only.
+        .target(
+            name: "LocalPostgres",
+            swiftSettings: strictSettings
+        ),
         // What several test targets share: the process's one DemoServer, a log capture, threads,
         // and the gate that keeps load tests apart from timing tests when tests run in parallel.
         .target(
@@ -323,7 +328,7 @@ let package = Package(
             name: "APILayerTests",
             dependencies: [
                 "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
-                "TestSupport", "APILayerOpenAPI", "OpenAPIImport", .product(name: "Logging", package: "swift-log"),
+                "TestSupport", "APILayerOpenAPI", "OpenAPIImport", "LocalPostgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -5,7 +5,9 @@ import NIOConcurrencyHelpers
 ///
 /// Each realm (`/realm/{name}/…`) has its own authority, so tests running at the same time do
 /// not disturb each other. Tokens expire after a number of uses or seconds; the token endpoint
-/// can be told to fail, answer garbage, hang or be slow.
+/// can be told to fail, answer garbage, hang or be slow, to rotate refresh tokens (each works
+/// once; presenting a spent one revokes every token issued so far, as rotation servers do on
+/// reuse), or to stall a number of token requests and answer them 503 unprocessed.
 public final class TokenAuthority: Sendable {
     /// How the token endpoint behaves.
     public enum Mode: String, Sendable, Codable {
@@ -35,6 +37,22 @@ public final class TokenAuthority: Sendable {
         public var rejected = 0
         /// Protected requests accepted.
         public var accepted = 0
+        /// Whether a refresh token (a `seed-…` one too) works once: using it spends it, and a
+        /// spent one presented again answers `invalid_grant` and revokes every token issued.
+        public var rotation = false
+        /// Token requests still to stall: each is held `stallSeconds`, then answered 503
+        /// `temporarily_unavailable` without its grant being read or spent.
+        public var stallRefreshes = 0
+        /// Seconds a stalled token request is held before its 503.
+        public var stallSeconds: Double = 30
+        /// Token requests that were stalled (not counted in `tokenRequests`).
+        public var stalledRefreshes = 0
+        /// Successful `refresh_token` grants.
+        public var refreshes = 0
+        /// Presentations of a spent refresh token (with `rotation` on).
+        public var reusedRefreshTokens = 0
+        /// Whether a spent refresh token's reuse has revoked the tokens issued before it.
+        public var revoked = false
     }
 
     private struct Issued {
@@ -46,6 +64,11 @@ public final class TokenAuthority: Sendable {
         var snapshot = Snapshot()
         var tokens: [String: Issued] = [:]
         var refreshTokens: Set<String> = []
+        /// Refresh tokens spent under rotation, with the generation they were spent in: a reuse
+        /// revokes only the generation it belongs to, so a later login survives a stale replay.
+        var spentRefreshTokens: [String: Int] = [:]
+        /// Bumped by each revocation: tokens of earlier generations are gone.
+        var generation = 0
         var counter = 0
     }
 
@@ -65,15 +88,53 @@ public final class TokenAuthority: Sendable {
         }
     }
 
+    /// Changes the refresh settings (counters are kept): rotation of refresh tokens, and how many
+    /// of the next token requests stall, for how long.
+    public func configureRefresh(rotation: Bool?, stallRefreshes: Int?, stallSeconds: Double?) {
+        state.withLockedValue { state in
+            if let rotation { state.snapshot.rotation = rotation }
+            if let stallRefreshes { state.snapshot.stallRefreshes = max(0, stallRefreshes) }
+            if let stallSeconds { state.snapshot.stallSeconds = max(0, stallSeconds) }
+        }
+    }
+
+    /// For a token request that has arrived: the seconds to hold it before its 503 when it is one
+    /// of the stalled ones (counting it down), else nil.
+    func takeStall() -> Double? {
+        state.withLockedValue { state in
+            guard state.snapshot.stallRefreshes > 0 else { return nil }
+            state.snapshot.stallRefreshes -= 1
+            state.snapshot.stalledRefreshes += 1
+            return state.snapshot.stallSeconds
+        }
+    }
+
     /// The answer of the token endpoint for a grant: the token JSON, or nil with a status.
     func grant(type: String, refreshToken: String?, clientID: String?, clientSecret: String?) -> (status: Int, body: String) {
         state.withLockedValue { state in
             state.snapshot.tokenRequests += 1
             switch type {
             case "refresh_token":
-                guard let refreshToken, state.refreshTokens.contains(refreshToken) || refreshToken.hasPrefix("seed-") else {
+                guard let refreshToken else { return (400, #"{"error":"invalid_grant"}"#) }
+                if let spentIn = state.spentRefreshTokens[refreshToken] {
+                    // A replay: the token (or its holder) leaked. Revoke the grant it belongs to.
+                    state.snapshot.reusedRefreshTokens += 1
+                    if spentIn == state.generation {
+                        state.generation += 1
+                        state.tokens.removeAll()
+                        state.refreshTokens.removeAll()
+                        state.snapshot.revoked = true
+                    }
                     return (400, #"{"error":"invalid_grant"}"#)
                 }
+                guard state.refreshTokens.contains(refreshToken) || refreshToken.hasPrefix("seed-") else {
+                    return (400, #"{"error":"invalid_grant"}"#)
+                }
+                if state.snapshot.rotation {
+                    state.refreshTokens.remove(refreshToken)
+                    state.spentRefreshTokens[refreshToken] = state.generation
+                }
+                state.snapshot.refreshes += 1
             case "client_credentials":
                 guard clientID == "demo-client", clientSecret == "demo-secret" else {
                     return (401, #"{"error":"invalid_client"}"#)

@@ -12,12 +12,19 @@ extension DemoRoutes {
     ///   `{"error":{"error_code":5,…}}` (a service that reports auth errors in the body);
     /// - `GET /realm/{realm}/flaky?key=K&fail=N&status=S[&retryAfter=R]` — the first N requests
     ///   with key K answer S (with `Retry-After: R`), later ones 200 with the attempt count;
-    /// - `POST /realm/{realm}/control` — JSON `{"mode","delay","lifetime","maxUses","expireAll"}`
-    ///   changes the realm; `GET` reports its settings and counters.
+    /// - `POST /realm/{realm}/control` — JSON `{"mode","delay","lifetime","maxUses","expireAll",
+    ///   "rotation","stallRefreshes","stallSeconds"}` changes the realm; `GET` reports its settings
+    ///   and counters. With `stallRefreshes: N`, the next N token requests are held `stallSeconds`
+    ///   and answered 503 `temporarily_unavailable`, their grant neither read nor spent.
     static func addAuthRoutes(to router: Router<BasicRequestContext>, realms: TokenRealms, flaky: FlakyCounters) {
         router.post("realm/{realm}/oauth/token") { request, context in
             let authority = realms[try context.parameters.require("realm")]
             let body = try await request.body.collect(upTo: 64 * 1_024)
+            if let stall = authority.takeStall() {
+                // Received, never processed: the grant is not looked at, so nothing is spent.
+                try await Task.sleep(for: .seconds(stall))
+                return json(#"{"error":"temporarily_unavailable"}"#, status: .serviceUnavailable)
+            }
             let form = formFields(String(buffer: body))
             let settings = authority.snapshot
             if settings.delay > 0 { try await Task.sleep(for: .seconds(settings.delay)) }
@@ -91,6 +98,9 @@ extension DemoRoutes {
                 var maxUses: Int?
                 var expireAll: Bool?
                 var clearLifetime: Bool?
+                var rotation: Bool?
+                var stallRefreshes: Int?
+                var stallSeconds: Double?
             }
             let authority = realms[try context.parameters.require("realm")]
             let body = try await request.body.collect(upTo: 64 * 1_024)
@@ -99,6 +109,8 @@ extension DemoRoutes {
                 mode: control.mode, delay: control.delay,
                 lifetime: control.clearLifetime == true ? .some(nil) : control.lifetime.map { .some($0) },
                 maxUses: control.maxUses.map { .some($0) }, expireAll: control.expireAll ?? false)
+            authority.configureRefresh(
+                rotation: control.rotation, stallRefreshes: control.stallRefreshes, stallSeconds: control.stallSeconds)
             let data = try JSONEncoder().encode(authority.snapshot)
             return json(String(decoding: data, as: UTF8.self))
         }
