@@ -1,18 +1,20 @@
 import NetOps
 
-/// Runs `body` and returns its result, or throws `timeout()` after `seconds`, whichever comes
+/// Runs `body` and returns its result, or throws `failure` after `seconds`, whichever comes
 /// first, without waiting for `body` to notice: a statement stuck behind a database lock goes
 /// on in the background while its caller moves on.
 func withDeadline<Result: Sendable>(
-    seconds: Double, timeout: @escaping @Sendable () -> any Error, _ body: @escaping @Sendable () async throws -> Result
+    seconds: Double, failure: any Error, _ body: @escaping @Sendable () async throws -> Result
 ) async throws -> Result {
     let resumed = Locked(false)
     /// The first to call it resumes; later calls do nothing.
     @Sendable func once(_ continuation: CheckedContinuation<Result, any Error>, _ result: Swift.Result<Result, any Error>) {
-        guard resumed.withLock({ done in
-            defer { done = true }
-            return !done
-        }) else { return }
+        guard
+            resumed.withLock({ done in
+                defer { done = true }
+                return !done
+            })
+        else { return }
         continuation.resume(with: result)
     }
     let tasks = Locked<[Task<Void, Never>]>([])
@@ -23,7 +25,7 @@ func withDeadline<Result: Sendable>(
             }
             let timer = Task {
                 try? await Task.sleep(for: .seconds(seconds))
-                once(continuation, .failure(Task.isCancelled ? CancellationError() : timeout()))
+                once(continuation, .failure(Task.isCancelled ? CancellationError() : failure))
             }
             tasks.withLock { $0 = [work, timer] }
         }
@@ -33,4 +35,3 @@ func withDeadline<Result: Sendable>(
     for task in tasks.withLock({ $0 }) { task.cancel() }
     return result
 }
-

@@ -68,9 +68,9 @@ extension PostgresTokenStore {
         let seconds = max(0.5, configuration.lease - 0.5)
         let fresh: Token
         do {
-            fresh = try await withDeadline(
-                seconds: seconds, timeout: { PostgresTokenStoreError.refreshOutlivedLease(seconds: seconds) }
-            ) { try await authenticator.refresh(current: presenting) }
+            fresh = try await withDeadline(seconds: seconds, failure: PostgresTokenStoreError.refreshOutlivedLease(seconds: seconds)) {
+                try await authenticator.refresh(current: presenting)
+            }
         } catch {
             let reason = (error as? AuthenticationError)?.description ?? String(describing: error)
             let refused = Self.isRefusal(error) ? presenting?.refreshToken.map(TokenSealer.digest) : nil

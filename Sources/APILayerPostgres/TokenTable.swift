@@ -120,12 +120,12 @@ struct TokenTable: Sendable {
     /// the row still at `version`; false otherwise (the lease was lost, or a login wrote meanwhile).
     func finishLease(id: UUID, version: Int64, sealed: Data, expiresIn: Double?) async throws -> Bool {
         let query: PostgresQuery = try """
-            UPDATE \(unescaped: key.table)
-            SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
-                lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
-            WHERE api = \(key.api) AND account = \(key.account) AND version = \(version) AND lease_id = \(id)
-            RETURNING 1
-            """
+        UPDATE \(unescaped: key.table)
+        SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
+            lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
+        WHERE api = \(key.api) AND account = \(key.account) AND version = \(version) AND lease_id = \(id)
+        RETURNING 1
+        """
         return try await changedOneRow("store the refreshed token", query)
     }
 
@@ -133,12 +133,12 @@ struct TokenTable: Sendable {
     /// still at `version` (nobody wrote since); false otherwise.
     func writeLate(version: Int64, sealed: Data, expiresIn: Double?) async throws -> Bool {
         let query: PostgresQuery = try """
-            UPDATE \(unescaped: key.table)
-            SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
-                lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
-            WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
-            RETURNING 1
-            """
+        UPDATE \(unescaped: key.table)
+        SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
+            lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
+        WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
+        RETURNING 1
+        """
         return try await changedOneRow("store the refreshed token late", query)
     }
 
@@ -146,11 +146,11 @@ struct TokenTable: Sendable {
     /// the refused refresh token's digest when the token endpoint refused it.
     func failLease(id: UUID, reason: String, refusedDigest: Data?) async throws {
         let query: PostgresQuery = try """
-            UPDATE \(unescaped: key.table)
-            SET lease_id = NULL, lease_until = NULL, failures = failures + 1, failure = \(reason),
-                refused_digest = COALESCE(\(refusedDigest), refused_digest), updated_at = now()
-            WHERE api = \(key.api) AND account = \(key.account) AND lease_id = \(id)
-            """
+        UPDATE \(unescaped: key.table)
+        SET lease_id = NULL, lease_until = NULL, failures = failures + 1, failure = \(reason),
+            refused_digest = COALESCE(\(refusedDigest), refused_digest), updated_at = now()
+        WHERE api = \(key.api) AND account = \(key.account) AND lease_id = \(id)
+        """
         _ = try await changedOneRow("end the lease", query)
     }
 
@@ -160,19 +160,19 @@ struct TokenTable: Sendable {
         let query: PostgresQuery
         if let version {
             query = try """
-                UPDATE \(unescaped: key.table)
-                SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
-                    failure = NULL, refused_digest = NULL, updated_at = now()
-                WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
-                RETURNING 1
-                """
+            UPDATE \(unescaped: key.table)
+            SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
+                failure = NULL, refused_digest = NULL, updated_at = now()
+            WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
+            RETURNING 1
+            """
         } else {
             query = try """
-                INSERT INTO \(unescaped: key.table) (api, account, version, sealed, expires_at)
-                VALUES (\(key.api), \(key.account), 1, \(sealed), now() + make_interval(secs => \(expiresIn)))
-                ON CONFLICT DO NOTHING
-                RETURNING 1
-                """
+            INSERT INTO \(unescaped: key.table) (api, account, version, sealed, expires_at)
+            VALUES (\(key.api), \(key.account), 1, \(sealed), now() + make_interval(secs => \(expiresIn)))
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+            """
         }
         return try await changedOneRow("write the token", query)
     }
@@ -193,10 +193,8 @@ struct TokenTable: Sendable {
         let table = key.table
         let seconds = queryTimeout
         do {
-            return try await withDeadline(
-                seconds: seconds,
-                timeout: { PostgresTokenStoreError.databaseUnavailable("no answer within \(seconds) s (\(what))") }
-            ) { try await body(client) }
+            let late = PostgresTokenStoreError.databaseUnavailable("no answer within \(seconds) s (\(what))")
+            return try await withDeadline(seconds: seconds, failure: late) { try await body(client) }
         } catch let error as PSQLError {
             throw Self.translate(error, table: table, what: what)
         }

@@ -98,8 +98,7 @@ struct ReplicaCommand: AsyncParsableCommand {
         let coordinator = scope.configureAuthentication(
             authenticator: OAuthRefreshTokenAuthenticator(tokenURL: base.appendingPathComponent("oauth/token")), store: tokenStore,
             configuration: authentication)
-        print("ready")
-        fflush(stdout)
+        FileHandle.standardOutput.write(Data("ready\n".utf8))
         if waitForGo {
             while let line = readLine(), line != "go" {}
         }
@@ -109,8 +108,9 @@ struct ReplicaCommand: AsyncParsableCommand {
             for _ in 0..<calls {
                 group.addTask {
                     let operation = DataTaskOperation.get(base.appendingPathComponent("protected"))
-                    operation.totalTimeout = callTimeout
                     scope.adopt(operation)
+                    // After `adopt`, which gives the operation the API's total timeout.
+                    operation.totalTimeout = callTimeout
                     do {
                         try await operation.run()
                         ledger.succeeded()
@@ -127,8 +127,7 @@ struct ReplicaCommand: AsyncParsableCommand {
             refreshes: coordinator.refreshCount, errors: Array(summary.errors.prefix(3)))
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        print(String(decoding: try encoder.encode(report), as: UTF8.self))
-        fflush(stdout)
+        FileHandle.standardOutput.write(try encoder.encode(report) + Data("\n".utf8))
         try? await session.shutdown()
     }
 

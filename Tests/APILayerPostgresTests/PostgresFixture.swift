@@ -75,7 +75,9 @@ enum TokenTableSQL {
 
 /// What the tests share: a key, stores, a realm of DemoServer.
 enum Shared {
-    static let key = SymmetricKey(size: .bits256)
+    /// The tests' sealing key's bytes (`SymmetricKey` is not `Sendable`).
+    static let keyBytes = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    static var key: SymmetricKey { SymmetricKey(data: keyBytes) }
 
     /// A store of a unique account (so tests running at the same time never meet).
     static func store(
@@ -111,7 +113,8 @@ enum Shared {
 
     /// A scope on `realm` whose token lives in `store`, with a session of its own.
     static func scope(_ realm: URL, store: any TokenStore, refreshTimeout: Double = 20) -> (APIScope, AuthenticationCoordinator) {
-        let scope = APIScope(name: "pg-\(UUID().uuidString.prefix(6))", configuration: APIScope.Configuration(baseURL: realm, session: NetworkSession()))
+        let scope = APIScope(
+            name: "pg-\(UUID().uuidString.prefix(6))", configuration: APIScope.Configuration(baseURL: realm, session: NetworkSession()))
         var configuration = AuthenticationCoordinator.Configuration()
         configuration.refreshTimeout = refreshTimeout
         let coordinator = scope.configureAuthentication(
@@ -126,8 +129,9 @@ enum Shared {
             for _ in 0..<count {
                 group.addTask {
                     let operation = DataTaskOperation.get(realm.appendingPathComponent("protected"))
-                    operation.totalTimeout = timeout
                     scope.adopt(operation)
+                    // After `adopt`, which gives the operation the API's total timeout.
+                    operation.totalTimeout = timeout
                     do {
                         try await operation.run()
                         return nil

@@ -167,4 +167,19 @@ struct TokenStoreSecurityTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["token.json"])
         #expect(try store.load() == Self.token)
     }
+
+    /// A shared folder with the sticky bit (a token file straight in /tmp, say) keeps its mode:
+    /// tightening it to 0700 would lock every other user out of it. The file is still 0600.
+    @Test func aStickySharedFolderKeepsItsMode() throws {
+        let root = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let shared = root.appendingPathComponent("shared")
+        try FileManager.default.createDirectory(at: shared, withIntermediateDirectories: false)
+        #expect(chmod(shared.path, 0o1777) == 0)
+        let store = FileTokenStore(fileURL: shared.appendingPathComponent("token.json"))
+        try store.save(Self.token)
+        #expect(try Self.mode(of: shared.path) & 0o7777 == 0o1777)
+        #expect(try Self.mode(of: store.fileURL.path) == 0o600)
+        #expect(try store.load() == Self.token)
+    }
 }

@@ -135,7 +135,7 @@ public struct FileTokenStore: TokenStore {
 
     /// Opens the token's folder without following a symbolic link, creating it (0700) when
     /// asked, checks that the process's user owns it and sets its mode to 0700 through the
-    /// descriptor.
+    /// descriptor — except a shared folder with the sticky bit, such as /tmp, left as it is.
     private func openFolder(creating: Bool) throws -> Int32 {
         let directory = fileURL.deletingLastPathComponent()
         var descriptor = open(directory.path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -163,7 +163,10 @@ public struct FileTokenStore: TokenStore {
             throw TokenStoreError.insecure(
                 path: directory.path, reason: "the token's folder belongs to user \(status.st_uid), not to this process's user \(geteuid())")
         }
-        guard fchmod(descriptor, 0o700) == 0 else {
+        // A shared folder with the sticky bit (/tmp) is never changed: others keep using it, and
+        // the sticky bit already stops them from removing or renaming this process's files.
+        let sticky = status.st_mode & 0o1000 != 0
+        guard sticky || fchmod(descriptor, 0o700) == 0 else {
             close(descriptor)
             throw ioError("chmod folder")
         }

@@ -18,7 +18,7 @@ final class ReplicaProcess {
         process.standardInput = input
         process.standardOutput = output
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-replica-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errorFile)
         try process.run()
     }

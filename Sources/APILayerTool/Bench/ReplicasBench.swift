@@ -50,10 +50,12 @@ struct ReplicasBench: AsyncParsableCommand {
         var logger = Logger(label: "apilayer.bench.replicas")
         logger.logLevel = .warning
         let client = PostgresClient(
-            configuration: .init(host: cluster.host, port: cluster.port, username: cluster.username, password: nil, database: cluster.database, tls: .disable))
+            configuration: .init(
+                host: cluster.host, port: cluster.port, username: cluster.username, password: nil, database: cluster.database, tls: .disable))
         let runner = Task { await client.run() }
         defer { runner.cancel() }
-        let setup = Fleet(cluster: cluster, client: client, demo: demo.baseURL, key: key, keyBytes: keyBytes, lease: lease, engine: engine, logger: logger)
+        let setup = Fleet(
+            cluster: cluster, client: client, demo: demo.baseURL, key: key, keyBytes: keyBytes, lease: lease, engine: engine, logger: logger)
         try await setup.store(account: "migration").migrate()
 
         // The storm: every replica starts on the same expired token.
@@ -172,7 +174,8 @@ private struct Fleet {
     /// A replica holding the lease is killed while the token endpoint holds its request; a second
     /// replica, waiting, takes over when the lease runs out.
     func takeover() async throws -> (seconds: Double, refreshes: Int, stalled: Int) {
-        let (realm, url) = try await realm("takeover", ["stallRefreshes": 1, "stallSeconds": 120.0])
+        // The stall outlasts the kill, and ends soon after, so DemoServer stops without waiting long.
+        let (realm, url) = try await realm("takeover", ["stallRefreshes": 1, "stallSeconds": lease + 2])
         let account = "takeover-\(realm)"
         try await store(account: account).store(Self.expiredSeed())
         let holder = try ReplicaProcess(arguments: arguments(realm: realm, account: account, calls: 1), key: keyBytes)
