@@ -43,12 +43,18 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         public var sendsIdempotencyKeys: Bool
         /// Requests allowed in flight at once (nil, the default: no limit).
         public var maximumConcurrentRequests: Int?
+        /// A budget shared with other processes (nil, the default: the limiter's own): with one,
+        /// `requestsPerInterval`, `interval` and `burst` describe the budget of every process
+        /// together, and the limiter draws its tokens from it.
+        public var sharedBudget: (any SharedRateBudget)?
 
         /// A configuration; by default only the server's limits are honoured.
         public init(
             requestsPerInterval: Int? = nil, interval: TimeInterval = 1, burst: Int? = nil, honoursServerLimits: Bool = true,
-            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false, maximumConcurrentRequests: Int? = nil
+            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false, maximumConcurrentRequests: Int? = nil,
+            sharedBudget: (any SharedRateBudget)? = nil
         ) {
+            self.sharedBudget = sharedBudget
             self.maximumConcurrentRequests = maximumConcurrentRequests.map { max(1, $0) }
             self.requestsPerInterval = requestsPerInterval.map { max(1, $0) }
             self.interval = max(0.001, interval)
@@ -56,6 +62,14 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             self.honoursServerLimits = honoursServerLimits
             self.maximumWait = max(0, maximumWait)
             self.sendsIdempotencyKeys = sendsIdempotencyKeys
+        }
+
+        /// Equal settings, and the same shared budget (the same object) or none.
+        public static func == (lhs: Self, rhs: Self) -> Bool {
+            lhs.requestsPerInterval == rhs.requestsPerInterval && lhs.interval == rhs.interval && lhs.burst == rhs.burst
+                && lhs.honoursServerLimits == rhs.honoursServerLimits && lhs.maximumWait == rhs.maximumWait
+                && lhs.sendsIdempotencyKeys == rhs.sendsIdempotencyKeys && lhs.maximumConcurrentRequests == rhs.maximumConcurrentRequests
+                && lhs.sharedBudget.map(ObjectIdentifier.init) == rhs.sharedBudget.map(ObjectIdentifier.init)
         }
     }
 
@@ -90,6 +104,8 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         var reserved = 0
         /// The calls parked for a slot (not for the budget or a server's wait).
         var slotWaiters: Set<ObjectIdentifier> = []
+        /// Whether a claim on the shared budget is under way.
+        var claiming = false
     }
 
     /// The limiter's settings.
@@ -104,7 +120,9 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     public init(configuration: Configuration = Configuration(), onWait: (@Sendable (Wait) -> Void)? = nil) {
         self.configuration = configuration
         self.onWait = onWait
-        state = Locked(State(tokens: Double(configuration.burst ?? configuration.requestsPerInterval ?? 0), refilled: .now()))
+        // A shared budget's tokens are claimed as they are needed: none are held at first.
+        let initial = configuration.sharedBudget == nil ? Double(configuration.burst ?? configuration.requestsPerInterval ?? 0) : 0
+        state = Locked(State(tokens: initial, refilled: .now()))
     }
 
     /// Requests of the limiter in flight now (holding a slot of `maximumConcurrentRequests`).
@@ -125,6 +143,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         let now = DispatchTime.now()
         let parked = parkingLot.count
         let holder = ObjectIdentifier(context.operation)
+        var claims = false
         let replay = state.withLock { state -> DispatchTime?? in
             refill(&state, now: now)
             if let until = state.blockedUntil, now < until { return .some(schedule(&state, at: until)) }
@@ -135,7 +154,13 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             let queued = parked > state.slotWaiters.count && !waitsForSlot
             var spent = false
             if configuration.requestsPerInterval != nil {
-                guard !queued, state.tokens >= 1 else { return .some(schedule(&state, at: now + secondsUntilToken(state))) }
+                guard !queued, state.tokens >= 1 else {
+                    guard configuration.sharedBudget != nil else { return .some(schedule(&state, at: now + secondsUntilToken(state))) }
+                    // The shared budget's claim replays the parked calls when it returns.
+                    claims = !state.claiming
+                    state.claiming = true
+                    return .some(nil)
+                }
                 state.tokens -= 1
                 spent = true
             } else if queued {
@@ -155,6 +180,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         }
         guard let replay else { return .proceed }
         if let replay { scheduleReplay(at: replay) }
+        if claims { claimSharedTokens() }
         return .park(in: parkingLot)
     }
 
@@ -239,7 +265,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     // MARK: The budget
 
     private func refill(_ state: inout State, now: DispatchTime) {
-        guard let rate = configuration.requestsPerInterval else { return }
+        guard let rate = configuration.requestsPerInterval, configuration.sharedBudget == nil else { return }
         let capacity = Double(configuration.burst ?? rate)
         let earned = Self.seconds(from: state.refilled, to: now) * Double(rate) / configuration.interval
         state.tokens = min(capacity, state.tokens + earned)
@@ -249,6 +275,32 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     private func secondsUntilToken(_ state: State) -> Double {
         guard let rate = configuration.requestsPerInterval else { return 0 }
         return max(0, 1 - state.tokens) * configuration.interval / Double(rate)
+    }
+
+    /// Claims a batch of tokens from the shared budget, then replays the parked calls: at once
+    /// when some were granted, when the budget says a token is there otherwise. A budget that
+    /// cannot be reached is asked again after a second; the calls stay parked (their deadlines
+    /// end them), so the processes together never go over the limit.
+    private func claimSharedTokens() {
+        guard let budget = configuration.sharedBudget, let rate = configuration.requestsPerInterval else { return }
+        let (interval, burst) = (configuration.interval, configuration.burst ?? rate)
+        Task { [self] in
+            let wait: Double
+            do {
+                let grant = try await budget.claim(max(1, budget.batchSize), rate: rate, interval: interval, burst: burst)
+                state.withLock { state in
+                    state.tokens += Double(grant.granted)
+                    state.claiming = false
+                }
+                wait = grant.granted > 0 ? 0 : max(0.001, grant.retryAfter)
+            } catch {
+                state.withLock { $0.claiming = false }
+                wait = 1
+            }
+            let time = DispatchTime.now() + wait
+            let replay = state.withLock { schedule(&$0, at: time) }
+            if let replay { scheduleReplay(at: replay) }
+        }
     }
 
     /// Notes a replay at `time` unless one comes sooner; the time to schedule, or nil.
