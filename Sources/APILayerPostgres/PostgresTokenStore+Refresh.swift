@@ -12,7 +12,7 @@ extension PostgresTokenStore {
     ///    failed: fail with its reason. A stored refresh token the token endpoint refused is
     ///    never presented again.
     /// 3. While another replica's lease is active, read again after a pause (50 ms doubling to
-    ///    0.5 s), up to `lockWaitTimeout`.
+    ///    0.25 s), up to `lockWaitTimeout`.
     /// 4. Otherwise take the lease (a conditional `UPDATE`, or the row's `INSERT`): the first
     ///    replica wins, the others go back to 1. The winner calls `authenticator` with the
     ///    *stored* token (its refresh token is the newest), within the lease, and writes the
@@ -47,7 +47,7 @@ extension PostgresTokenStore {
                     throw PostgresTokenStoreError.lockWaitTimedOut(seconds: configuration.lockWaitTimeout, holder: row?.leaseHolder)
                 }
                 try await Task.sleep(for: .seconds(pause))
-                pause = min(pause * 2, 0.5)
+                pause = min(pause * 2, 0.25)
                 continue
             }
             let lease = UUID()

@@ -44,7 +44,7 @@ public final class PostgresTokenStore: SharedTokenStore, Sendable {
         /// default): more than `lease`, so that a holder's death is waited out.
         public var lockWaitTimeout: Double = 30
         /// The first pause between two reads of the row while another replica refreshes (50 ms),
-        /// doubled up to half a second.
+        /// doubled up to a quarter of a second.
         public var pollInterval: Double = 0.05
         /// The most seconds one statement may take (5 by default): a database that does not
         /// answer fails the refresh instead of holding it.
