@@ -39,6 +39,20 @@ actor PostgresFixture {
         }
     }
 
+    /// Runs `body` with a cluster of its own, for a test that stops the database (the shared
+    /// one would fail the tests running beside it).
+    static func withOwnCluster<Result: Sendable>(
+        _ body: @Sendable (LocalPostgresCluster, PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let cluster = try LocalPostgresCluster.start(name: "tests-own")
+        defer { cluster.stop() }
+        _ = try cluster.psql(TokenTableSQL.migration)
+        let client = PostgresClient(configuration: configuration(port: cluster.port))
+        let runner = Task { await client.run() }
+        defer { runner.cancel() }
+        return try await body(cluster, client)
+    }
+
     static func configuration(port: Int) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1", port: port, username: "apilayer", password: nil, database: "postgres", tls: .disable)

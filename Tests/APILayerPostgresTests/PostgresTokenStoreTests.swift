@@ -16,7 +16,7 @@ import Glibc
 /// `PostgresTokenStore` against a private PostgreSQL cluster: sealing, the migration, the lease
 /// across two stores (two replicas' views of one row) and what goes wrong — the database down,
 /// lost mid-refresh, a lease held too long, a wrong key, a tampered row, a refused refresh token.
-@Suite("PostgresTokenStore", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)))
+@Suite("PostgresTokenStore", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
 struct PostgresTokenStoreTests {
     /// The row holds sealed bytes: neither token is readable in the table.
     @Test func tokensAreSealedAtRest() async throws {
@@ -211,9 +211,12 @@ struct PostgresTokenStoreTests {
     /// presenting the spent refresh token.
     @Test func databaseLostMidRefresh() async throws {
         let realm = try await Shared.realm(["rotation": true, "delay": 1.0])
-        try await PostgresFixture.with { cluster, client in
+        try await PostgresFixture.withOwnCluster { cluster, client in
             let account = "lost-\(UUID())"
-            let store = try Shared.store(client, account: account) { $0.queryTimeout = 1 }
+            let store = try Shared.store(client, account: account) {
+                $0.queryTimeout = 1
+                $0.lease = 10
+            }
             try await store.store(Shared.expiredSeed())
             let authenticator = OAuthRefreshTokenAuthenticator(tokenURL: realm.appendingPathComponent("oauth/token"))
             async let refreshed = store.refresh(current: nil, using: authenticator)
