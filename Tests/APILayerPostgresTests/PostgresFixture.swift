@@ -139,10 +139,15 @@ enum Shared {
 
     /// `count` calls at once to the realm's protected route through `scope`; the errors of those that failed.
     static func calls(_ count: Int, _ scope: APIScope, realm: URL, timeout: Double = 20) async -> [String] {
+        await calls(count, scope, url: realm.appendingPathComponent("protected"), timeout: timeout)
+    }
+
+    /// `count` GETs of `url` at once through `scope`; the errors of those that failed.
+    static func calls(_ count: Int, _ scope: APIScope, url: URL, timeout: Double = 20) async -> [String] {
         await withTaskGroup(of: String?.self) { group in
             for _ in 0..<count {
                 group.addTask {
-                    let operation = DataTaskOperation.get(realm.appendingPathComponent("protected"))
+                    let operation = DataTaskOperation.get(url)
                     scope.adopt(operation)
                     // After `adopt`, which gives the operation the API's total timeout.
                     operation.totalTimeout = timeout

@@ -45,25 +45,10 @@ struct PostgresRateBudgetTests {
                 configuration.middleware = [times]
                 return APIScope(name: "budget-\(UUID().uuidString.prefix(6))", configuration: configuration)
             }
-            let errors = await withTaskGroup(of: String?.self) { group in
-                for scope in scopes {
-                    for _ in 0..<40 {
-                        group.addTask {
-                            let operation = DataTaskOperation.get(server.baseURL.appendingPathComponent("json"))
-                            scope.adopt(operation)
-                            do {
-                                try await operation.run()
-                                return nil
-                            } catch {
-                                return String(describing: error)
-                            }
-                        }
-                    }
-                }
-                var errors: [String] = []
-                for await error in group { if let error { errors.append(error) } }
-                return errors
-            }
+            let url = server.baseURL.appendingPathComponent("json")
+            async let first = Shared.calls(40, scopes[0], url: url, timeout: 60)
+            async let second = Shared.calls(40, scopes[1], url: url, timeout: 60)
+            let errors = await first + second
             #expect(errors.isEmpty, "\(errors.prefix(2))")
             let sends = times.sorted
             #expect(sends.count == 80)

@@ -125,7 +125,7 @@ struct PostgresTokenStoreTests {
     /// The database down at start: calls fail by their deadline with the store's reason.
     @Test func databaseDownAtStart() async throws {
         let realm = try await Shared.realm()
-        let closedPort = try LocalPortProbe.unusedPort()
+        let closedPort = try unusedPort()
         let client = PostgresClient(configuration: PostgresFixture.configuration(port: closedPort))
         let runner = Task { await client.run() }
         defer { runner.cancel() }
@@ -252,23 +252,5 @@ struct PostgresTokenStoreTests {
                 #expect(!capture.text.contains(secret))
             }
         }
-    }
-}
-
-/// A TCP port nothing listens on.
-enum LocalPortProbe {
-    static func unusedPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        guard bound else { throw LocalPostgresError.noFreePort(errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
