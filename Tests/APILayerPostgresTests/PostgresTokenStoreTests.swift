@@ -253,4 +253,18 @@ struct PostgresTokenStoreTests {
             }
         }
     }
+
+    /// A login saved through the coordinator (`updateToken`, written in the background) reaches
+    /// the database before `APIService` reports the service stopped.
+    @Test func aLoginLandsBeforeTheServiceStops() async throws {
+        let realm = try await Shared.realm()
+        try await PostgresFixture.with { _, client in
+            let account = "login-\(UUID())"
+            let (scope, coordinator) = Shared.scope(realm, store: try Shared.store(client, account: account))
+            let login = Token(accessToken: "login-\(UUID())", refreshToken: "seed-\(UUID())")
+            try coordinator.updateToken(login)
+            await APIService(scopes: [scope]).stop()
+            #expect(try await Shared.store(client, account: account).fetch()?.accessToken == login.accessToken)
+        }
+    }
 }

@@ -476,6 +476,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         if let span { finishRefresh(generation, outcome: .failure(AuthenticationError.stopped), span: span) }
     }
 
+    /// Waits until the token writes of a shared store (a `SharedTokenStore`) have reached it:
+    /// what a service does before it exits. Returns at once for any other store.
+    public func flushStore() async {
+        await (store as? any SharedTokenStore)?.flush()
+    }
+
     /// Whether `stop()` was called.
     public var isStopped: Bool { state.withLock { $0.stopped } }
 

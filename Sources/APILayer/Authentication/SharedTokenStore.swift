@@ -16,4 +16,13 @@ public protocol SharedTokenStore: TokenStore {
     ///   - authenticator: what gets a fresh token, called by at most one process at a time.
     /// - Throws: the authenticator's error, or the store's when it cannot coordinate.
     func refresh(current: Token?, using authenticator: any Authenticator) async throws -> Token
+
+    /// Waits until the writes this process started (a login saved, a token removed) have
+    /// reached the shared store; `APIService` waits for it when the service stops.
+    func flush() async
+}
+
+extension SharedTokenStore {
+    /// Nothing to wait for: every write was made when it was asked for.
+    public func flush() async {}
 }
