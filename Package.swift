@@ -186,6 +186,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSettings
         ),
@@ -389,6 +390,7 @@ let package = Package(
             dependencies: [
                 "APILayerPostgres", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport", "LocalPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
