@@ -33,9 +33,13 @@ public final class PostgresRateBudget: SharedRateBudget {
     /// A budget named `name` in `client`'s database.
     ///
     /// - Parameters:
+    ///   - client: the service's PostgreSQL client, which it runs.
+    ///   - name: the budget's name, the same on every replica.
+    ///   - table: the budget table (a lower-case SQL identifier).
     ///   - batchSize: tokens taken at once; more saves statements, but a replica may then hold
     ///     tokens it does not use while others wait.
     ///   - queryTimeout: the most seconds a claim may take before it counts as failed.
+    ///   - logger: where a failed claim is reported.
     /// - Throws: `PostgresTokenStoreError.invalidConfiguration` for a table name that is not an identifier.
     public init(
         client: PostgresClient, name: String, table: String = "apilayer_rate_budgets", batchSize: Int = 1, queryTimeout: Double = 5,
@@ -69,7 +73,7 @@ public final class PostgresRateBudget: SharedRateBudget {
     /// Creates the budget table if it does not exist (never run implicitly).
     public func migrate() async throws {
         let sql = try Self.migrationSQL(table: table)
-        try await run("migrate") { client, logger in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        _ = try await run("migrate") { client, logger in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
     }
 
     /// Refills the bucket for the time since the last claim and takes up to `count` tokens.
@@ -80,7 +84,7 @@ public final class PostgresRateBudget: SharedRateBudget {
                 INSERT INTO \(unescaped: table) (name, tokens, refilled_at) VALUES (\(name), \(Double(burst)), now())
                 ON CONFLICT DO NOTHING
                 """
-            try await run("make the budget") { client, logger in try await client.query(insert, logger: logger) }
+            _ = try await run("make the budget") { client, logger in try await client.query(insert, logger: logger) }
             rowMade.withLock { $0 = true }
         }
         let perSecond = Double(rate) / interval

@@ -68,7 +68,7 @@ struct TokenTable: Sendable {
     }
 
     func migrate() async throws {
-        try await run("migrate") { client in
+        _ = try await run("migrate") { client in
             try await client.query(PostgresQuery(unsafeSQL: Self.migrationSQL(table: key.table)), logger: logger)
         }
     }
