@@ -8,10 +8,21 @@ import FoundationNetworking
 extension BaseOperation {
     /// The mutable part of an operation besides its machine, guarded by `lock`: what the
     /// exchange produced, and four parts with a purpose each.
+    ///
+    /// Every operation carries one, so its size counts (`memory-per-queued-operation`): the
+    /// flags sit in the padding after `request` and `body` (Swift lays fields out in the order
+    /// declared), and what few operations have (rare settings, an owner, a cache's answer, the
+    /// parsed JSON) is behind a reference, nil until there is something.
     struct Storage {
         /// The request as built (a failure when it could not be).
         var request: Result<URLRequest, NetOpsError>
+        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
+        /// notification, set between its will- and did-change.
+        var postedFinished = false
         var body: TransferBody
+        /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
+        /// lock, not a lock of its own (every operation would pay for one; few have a form).
+        var deferredFormWritten = false
         /// The head of the response kept (of the full response, also after a ranged resumption).
         var response: ResponseHead?
         var progress = TransferProgress()
@@ -25,33 +36,57 @@ extension BaseOperation {
         /// the entry that answered (nil without a cache).
         var lastAttemptCache: CacheUse?
         var userInfo: [String: any Sendable] = [:]
-        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
-        /// notification, set between its will- and did-change.
-        var postedFinished = false
         /// How the operation is to run, set by its maker before it starts.
         var settings: Settings
         /// Who hears of its progress, state and end.
         var listeners = Listeners()
-        /// Its owner, for `cancelAllOperations(ownedBy:in:)` and `cancelAllOperations(ownerID:in:)`.
-        var ownership = Ownership()
+        /// Its owner, for `cancelAllOperations(ownedBy:in:)` and `cancelAllOperations(ownerID:in:)`:
+        /// nil for an operation nobody owns.
+        private var ownershipBox: OwnershipBox?
         /// What its runs so far add up to.
         var history = RunHistory()
         /// What was fixed when the operation first started: its session and middleware chain.
         var frozen: Frozen?
         /// The lot the operation is parked in, while it is parked.
         var parkedIn: ParkingLot?
-        /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
-        /// lock, not a lock of its own (every operation would pay for one; few have a form).
-        var deferredFormWritten = false
         /// What postponing added: a modification for the replay, a successor.
         var postponement: Postponement?
+
+        /// An operation's storage before it starts: `request` to send with `body`, `settings`.
+        init(request: Result<URLRequest, NetOpsError>, body: TransferBody, settings: Settings) {
+            self.request = request
+            self.body = body
+            self.settings = settings
+        }
+
+        /// The operation's owner (none by default). Changing it makes a new box: an operation
+        /// changes its owner rarely, and nothing else shares the box.
+        var ownership: Ownership {
+            get { ownershipBox?.ownership ?? Ownership() }
+            set { ownershipBox = OwnershipBox(newValue) }
+        }
     }
 
-    /// How an `HTTPCache` took part in an attempt.
-    struct CacheUse {
+    /// An `Ownership` behind one reference.
+    final class OwnershipBox {
+        let ownership: Ownership
+
+        init(_ ownership: Ownership) {
+            self.ownership = ownership
+        }
+    }
+
+    /// How an `HTTPCache` took part in an attempt (a class: most operations have no cache, and
+    /// carry one nil reference for it).
+    final class CacheUse {
         let outcome: HTTPCache.Outcome
         /// The values kept with the entry that answered or was stored.
         let values: DerivedValues?
+
+        init(outcome: HTTPCache.Outcome, values: DerivedValues?) {
+            self.outcome = outcome
+            self.values = values
+        }
     }
 
     /// What an operation fixes when it first starts: the session it runs in (its
