@@ -8,13 +8,8 @@ extension BaseOperation {
     /// What this operation's descriptions hide (`cURLDescription`, APILayer's request logs):
     /// `Redaction.standard` unless the operation's API adds names of its own.
     public var redaction: Redaction {
-        get { withLock { storage.settings.redaction } }
-        set {
-            updateSettings { settings in
-                settings.redaction = newValue
-                settings.overrides.insert(.redaction)
-            }
-        }
+        get { withLock { redactionLocked } }
+        set { updateSettings { settings in settings.redaction = newValue } }
     }
 
     /// A `curl` command that sends this operation's request again, with secrets replaced by

@@ -101,7 +101,6 @@ extension BaseOperation {
         if !overrides.contains(.maximumResponseBodyBytes) {
             storage.settings.maximumResponseBodyBytes = options.maximumResponseBodyBytes
         }
-        if !overrides.contains(.redaction) { storage.settings.redaction = options.redaction }
     }
 
     /// The statuses that count as success; others end the operation `.failedFinished` with

@@ -47,10 +47,10 @@ extension BaseOperation {
     ///
     /// On Linux `JSONSerialization` cannot tell `true` from `1`; APILayer's own JSON type can.
     public var json: Any? {
-        if case let .parsed(value) = withLock({ storage.parsedJSON }) { return value }
+        if let parsed = withLock({ storage.parsedJSON }) { return parsed.value }
         let data = receivedData
         let value = data.isEmpty ? nil : try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
-        withLock { storage.parsedJSON = .parsed(value) }
+        withLock { storage.parsedJSON = ParsedJSON(value) }
         return value
     }
 

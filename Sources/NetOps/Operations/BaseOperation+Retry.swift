@@ -52,7 +52,7 @@ extension BaseOperation {
             CompletionQueue.async { self.retryNow(run: number) }
         }
         timer.schedule(deadline: .now() + delay)
-        next.retryTimer = timer
+        next.retryTimer = RetryTimer(timer)
         _ = machine.replaceRun(with: next)
         if let ended = machine.takeEndedRun() { end(ended, stopping: false, in: &effects) }
         timer.resume()

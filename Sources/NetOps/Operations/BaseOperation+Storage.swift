@@ -8,14 +8,26 @@ import FoundationNetworking
 extension BaseOperation {
     /// The mutable part of an operation besides its machine, guarded by `lock`: what the
     /// exchange produced, and four parts with a purpose each.
+    ///
+    /// Every operation carries one, so its size counts (`memory-per-queued-operation`): the
+    /// flags sit in the padding after `request` and `body` (Swift lays fields out in the order
+    /// declared), and what few operations have (rare settings, an owner, a cache's answer, the
+    /// parsed JSON) is behind a reference, nil until there is something.
     struct Storage {
         /// The request as built (a failure when it could not be).
         var request: Result<URLRequest, NetOpsError>
+        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
+        /// notification, set between its will- and did-change.
+        var postedFinished = false
         var body: TransferBody
+        /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
+        /// lock, not a lock of its own (every operation would pay for one; few have a form).
+        var deferredFormWritten = false
         /// The head of the response kept (of the full response, also after a ranged resumption).
         var response: ResponseHead?
         var progress = TransferProgress()
-        var parsedJSON: ParsedJSON = .notParsed
+        /// The body parsed as JSON, once `json` was read (nil before).
+        var parsedJSON: ParsedJSON?
         /// The last request handed to the engine (credential and trace headers included).
         var lastSentRequest: URLRequest?
         /// Whether that request joined a transfer another operation opened (`RequestCoalescer`).
@@ -24,33 +36,57 @@ extension BaseOperation {
         /// the entry that answered (nil without a cache).
         var lastAttemptCache: CacheUse?
         var userInfo: [String: any Sendable] = [:]
-        /// What `isFinished` answers: the state machine's value as of the last `isFinished`
-        /// notification, set between its will- and did-change.
-        var postedFinished = false
         /// How the operation is to run, set by its maker before it starts.
         var settings: Settings
         /// Who hears of its progress, state and end.
         var listeners = Listeners()
-        /// Its owner, for `cancelAllOperations(ownedBy:in:)` and `cancelAllOperations(ownerID:in:)`.
-        var ownership = Ownership()
+        /// Its owner, for `cancelAllOperations(ownedBy:in:)` and `cancelAllOperations(ownerID:in:)`:
+        /// nil for an operation nobody owns.
+        private var ownershipBox: OwnershipBox?
         /// What its runs so far add up to.
         var history = RunHistory()
         /// What was fixed when the operation first started: its session and middleware chain.
         var frozen: Frozen?
         /// The lot the operation is parked in, while it is parked.
         var parkedIn: ParkingLot?
-        /// Whether `deferredForm` was written (or its write tried): a flag under the operation's
-        /// lock, not a lock of its own (every operation would pay for one; few have a form).
-        var deferredFormWritten = false
         /// What postponing added: a modification for the replay, a successor.
         var postponement: Postponement?
+
+        /// An operation's storage before it starts: `request` to send with `body`, `settings`.
+        init(request: Result<URLRequest, NetOpsError>, body: TransferBody, settings: Settings) {
+            self.request = request
+            self.body = body
+            self.settings = settings
+        }
+
+        /// The operation's owner (none by default). Changing it makes a new box: an operation
+        /// changes its owner rarely, and nothing else shares the box.
+        var ownership: Ownership {
+            get { ownershipBox?.ownership ?? Ownership() }
+            set { ownershipBox = OwnershipBox(newValue) }
+        }
     }
 
-    /// How an `HTTPCache` took part in an attempt.
-    struct CacheUse {
+    /// An `Ownership` behind one reference.
+    final class OwnershipBox {
+        let ownership: Ownership
+
+        init(_ ownership: Ownership) {
+            self.ownership = ownership
+        }
+    }
+
+    /// How an `HTTPCache` took part in an attempt (a class: most operations have no cache, and
+    /// carry one nil reference for it).
+    final class CacheUse {
         let outcome: HTTPCache.Outcome
         /// The values kept with the entry that answered or was stored.
         let values: DerivedValues?
+
+        init(outcome: HTTPCache.Outcome, values: DerivedValues?) {
+            self.outcome = outcome
+            self.values = values
+        }
     }
 
     /// What an operation fixes when it first starts: the session it runs in (its
@@ -95,16 +131,80 @@ extension BaseOperation {
     }
 
     /// How an operation is to run: what its maker sets before it starts.
+    ///
+    /// The settings most operations leave alone (TLS and proxy, cookie jar, retry policy,
+    /// interceptor, run limit, connectivity monitor, redaction) live in one box, nil until one
+    /// of them is set: a plain operation carries one reference for them, not some 300 bytes.
     struct Settings {
         var privateSession: NetworkSession?
         /// The settings the operation's maker set, which its session's options do not replace.
         var overrides: Overrides = []
+        var followsRedirects = true
         var acceptableStatusCodes = BaseOperation.successStatusCodes
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
         var maximumResponseBodyBytes: Int64? = BaseOperation.defaultMaximumResponseBodyBytes
-        var followsRedirects = true
+        var middleware: [any NetworkMiddleware] = []
+        var callbackQueue: DispatchQueue?
+        /// The rarely set settings; nil while all have their defaults.
+        private var rare: RareBox?
+
+        /// The defaults, with an idle timeout of `idleTimeout` seconds.
+        init(idleTimeout: TimeInterval) {
+            self.idleTimeout = idleTimeout
+        }
+
         /// The operation's own TLS settings and HTTP/2 switch.
+        var transport: TransportChoice {
+            get { rare?.settings.transport ?? .standard }
+            set { updateRare { $0.transport = newValue } }
+        }
+        var cookieJar: CookieJar? {
+            get { rare?.settings.cookieJar }
+            set { updateRare { $0.cookieJar = newValue } }
+        }
+        var timeLimitBetweenRuns: TimeInterval {
+            get { rare?.settings.timeLimitBetweenRuns ?? 0 }
+            set { updateRare { $0.timeLimitBetweenRuns = newValue } }
+        }
+        var runLimitKey: String? {
+            get { rare?.settings.runLimitKey }
+            set { updateRare { $0.runLimitKey = newValue } }
+        }
+        var interceptor: (any OperationInterceptor)? {
+            get { rare?.settings.interceptor }
+            set { updateRare { $0.interceptor = newValue } }
+        }
+        var retryPolicy: RetryPolicy? {
+            get { rare?.settings.retryPolicy }
+            set { updateRare { $0.retryPolicy = newValue } }
+        }
+        var isReplayable: Bool? {
+            get { rare?.settings.isReplayable }
+            set { updateRare { $0.isReplayable = newValue } }
+        }
+        var connectivityMonitor: ConnectivityMonitor? {
+            get { rare?.settings.connectivityMonitor }
+            set { updateRare { $0.connectivityMonitor = newValue } }
+        }
+        /// The operation's own redaction; nil: its session's once it started, the standard set
+        /// before (`redactionLocked`).
+        var redaction: Redaction? {
+            get { rare?.settings.redaction }
+            set { updateRare { $0.redaction = newValue } }
+        }
+
+        /// Changes a rarely set setting: a new box, so a copy of these settings (`freezing()`
+        /// takes one) never sees the change.
+        private mutating func updateRare(_ change: (inout RareSettings) -> Void) {
+            var settings = rare?.settings ?? RareSettings()
+            change(&settings)
+            rare = RareBox(settings)
+        }
+    }
+
+    /// The settings few operations set, with their defaults.
+    struct RareSettings {
         var transport = TransportChoice.standard
         var cookieJar: CookieJar?
         var timeLimitBetweenRuns: TimeInterval = 0
@@ -113,9 +213,16 @@ extension BaseOperation {
         var retryPolicy: RetryPolicy?
         var isReplayable: Bool?
         var connectivityMonitor: ConnectivityMonitor?
-        var middleware: [any NetworkMiddleware] = []
-        var redaction = Redaction.standard
-        var callbackQueue: DispatchQueue?
+        var redaction: Redaction?
+    }
+
+    /// `RareSettings` behind one reference; never changed once made.
+    final class RareBox {
+        let settings: RareSettings
+
+        init(_ settings: RareSettings) {
+            self.settings = settings
+        }
     }
 
     /// The settings an operation's maker set explicitly.
@@ -124,7 +231,6 @@ extension BaseOperation {
         static let idleTimeout = Overrides(rawValue: 1 << 0)
         static let totalTimeout = Overrides(rawValue: 1 << 1)
         static let maximumResponseBodyBytes = Overrides(rawValue: 1 << 2)
-        static let redaction = Overrides(rawValue: 1 << 3)
     }
 
     /// The closures and waiters told of an operation's progress, state and end (the delegate is
@@ -181,9 +287,19 @@ extension BaseOperation {
         storage.frozen?.session
     }
 
-    /// The lazily parsed JSON of the response.
-    enum ParsedJSON {
-        case notParsed
-        case parsed(Any?)
+    /// What the operation's descriptions hide: its own redaction, else its session's once it
+    /// started, else the standard set. Call with the lock held.
+    var redactionLocked: Redaction {
+        storage.settings.redaction ?? storage.frozen?.session.options.redaction ?? .standard
+    }
+
+    /// The response's body as `JSONSerialization` parsed it, kept behind one reference (the
+    /// `Any?` inline would be 32 bytes of every operation).
+    final class ParsedJSON {
+        let value: Any?
+
+        init(_ value: Any?) {
+            self.value = value
+        }
     }
 }

@@ -60,7 +60,7 @@ extension BaseOperation {
             run.lastActivity = now
         }
         let rules = RedirectRules(
-            follows: storage.settings.followsRedirects, redaction: storage.settings.redaction, cookies: storage.settings.cookieJar)
+            follows: storage.settings.followsRedirects, redaction: redactionLocked, cookies: storage.settings.cookieJar)
         return .success(
             PreparedTransfer(
                 request: attemptRequest, rules: rules, transport: storage.settings.transport, body: storage.body, session: frozen.session,

@@ -19,7 +19,7 @@ struct TransferRun: @unchecked Sendable {
     /// Where a `Range` request resumed the body (0 for a whole body).
     var requestedOffset: Int64 = 0
     /// The timer that sends the request again after a retry delay.
-    var retryTimer: (any DispatchSourceTimer)?
+    var retryTimer: RetryTimer?
 
     /// A run numbered `number` that starts now.
     init(number: UInt64, now: DispatchTime = .now()) {
@@ -33,7 +33,18 @@ struct TransferRun: @unchecked Sendable {
 
     /// Cancels the retry timer, if one waits.
     mutating func cancelRetryTimer() {
-        retryTimer?.cancel()
+        retryTimer?.source.cancel()
         retryTimer = nil
+    }
+}
+
+/// A retry's timer behind one reference: a run that does not wait to retry carries 8 bytes for
+/// it, not a 40-byte existential (every operation's machine holds up to two runs). Unchecked:
+/// a dispatch source, safe to cancel from any thread.
+final class RetryTimer: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+
+    init(_ source: any DispatchSourceTimer) {
+        self.source = source
     }
 }
