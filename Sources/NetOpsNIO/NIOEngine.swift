@@ -28,6 +28,9 @@ final class NIOEngine: TransferEngine {
     /// one connection to a new host and queues every request behind it until it knows the
     /// protocol, which an HTTP/1.1-only pool does not.
     private let otherClients = NIOLockedValueBox<[ClientKey: HTTPClient]>([:])
+    /// The origins that answered the HTTP/2 clients over HTTP/2: their requests run on one
+    /// event loop each (`HTTP2Pinning`).
+    private let http2Pinning = HTTP2Pinning()
     /// Whether TLS transfers may use HTTP/2 at all.
     private let offersHTTP2: Bool
     /// The session's proxy choice, for transfers that make none of their own.
@@ -130,13 +133,13 @@ final class NIOEngine: TransferEngine {
         var http2: Bool
     }
 
-    /// The client for a transfer to `url` asking for `transport`.
-    private func client(for url: URL?, transport: TransportChoice) -> HTTPClient {
+    /// The client for a transfer to `url` asking for `transport`, and the key it was made for.
+    private func client(for url: URL?, transport: TransportChoice) -> (HTTPClient, ClientKey) {
         let key = ClientKey(
             proxy: (transport.proxy ?? proxy).proxy(for: url),
             http2: offersHTTP2 && transport.allowsHTTP2 && url?.scheme?.lowercased() == "https")
-        if key.proxy == nil, !key.http2 { return client }
-        if let made = otherClients.withLockedValue({ $0[key] }) { return made }
+        if key.proxy == nil, !key.http2 { return (client, key) }
+        if let made = otherClients.withLockedValue({ $0[key] }) { return (made, key) }
         var settings = settings
         if key.http2 { settings.httpVersion = .automatic }
         if let proxy = key.proxy { settings.proxy = Self.proxy(proxy) }
@@ -152,7 +155,7 @@ final class NIOEngine: TransferEngine {
         spare?.shutdown { _ in }
         // A shutdown that read the slot before this transfer filled it would leave it running.
         if spare == nil, shutDown.withLockedValue({ $0 }) { chosen.shutdown { _ in } }
-        return chosen
+        return (chosen, key)
     }
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
@@ -163,16 +166,24 @@ final class NIOEngine: TransferEngine {
 
     /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
     func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
+        let transport = events.transport
+        let (chosenClient, key) = client(for: request.url, transport: transport)
+        // A request that may go over HTTP/2 watches which protocol its origin answers with.
+        let watch =
+            key.http2
+            ? request.url.flatMap(HTTP2Pinning.Origin.init).map { origin in
+                HTTP2Watch(pinning: http2Pinning, origin: origin, pinned: http2Pinning.pins(origin))
+            } : nil
         let delegate = NIOTransferDelegate(
             events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
             completesOnEventLoop: completionDelivery == .eventLoop,
-            redirects: followsRedirects ? NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle) : nil)
+            redirects: followsRedirects ? NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle) : nil,
+            http2Watch: watch)
         guard handle.adopt(delegate) else {
             delegate.failBeforeStart(.cancelled)
             return
         }
         let built: HTTPClient.Request
-        let transport = events.transport
         do {
             built = try Self.makeRequest(request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport))
         } catch {
@@ -183,8 +194,9 @@ final class NIOEngine: TransferEngine {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
             return
         }
-        let task = client(for: request.url, transport: transport).execute(
-            request: built, delegate: delegate, eventLoop: .indifferent, deadline: nil, logger: nil)
+        let task = chosenClient.execute(
+            request: built, delegate: delegate, eventLoop: HTTP2Pinning.preference(pinned: watch?.pinned == true), deadline: nil,
+            logger: nil)
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
         // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.

@@ -57,6 +57,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private let completesOnEventLoop: Bool
     /// How to follow a redirect; nil when the engine follows none.
     private let redirects: NIORedirectFollower?
+    /// Told which protocol the origin answered with, for a request that may use HTTP/2.
+    private let http2Watch: HTTP2Watch?
     private let state = NIOLockedValueBox(State())
 
     /// The codings the engine decodes (one at a time, never stacked) and offers in
@@ -73,7 +75,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     init(
         events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
-        completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil
+        completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil, http2Watch: HTTP2Watch? = nil
     ) {
         self.events = events
         self.demand = events.bodyDemand
@@ -82,6 +84,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         self.decompressionRatio = decompressionRatio
         self.completesOnEventLoop = completesOnEventLoop
         self.redirects = redirects
+        self.http2Watch = http2Watch
     }
 
     /// The request has a body of `length` bytes: upload progress is reported against it.
@@ -130,6 +133,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         // An informational head (100, 102, 103) is not the response, and is no sign of progress:
         // a server that sends them forever still meets the idle timeout.
         if status < 200, status != 101 { return task.eventLoop.makeSucceededVoidFuture() }
+        http2Watch?.observe(head.version)
         if let redirects, RedirectPolicy.redirectStatuses.contains(status) {
             switch redirect(head, status: status, with: redirects) {
             case .none:

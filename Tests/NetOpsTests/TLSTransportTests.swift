@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import NetOpsNIO
 import TestSupport
 import Testing
@@ -181,6 +182,36 @@ struct TLSTransportTests {
                 }
                 #expect(await eventually { nginx.accessLog().split(separator: "\n").count >= 400 })
                 #expect(nginx.connectionCount(to: nginx.http1) <= 8, "\(nginx.connectionCount(to: nginx.http1)) connections")
+            }
+        }
+    }
+
+    /// Requests awaited from tasks to an origin that answered over HTTP/2 run on one event loop
+    /// each (`HTTP2Pinning`): every answer still comes over HTTP/2, and AsyncHTTPClient keeps at
+    /// most one connection per loop, never one per request.
+    @Test func http2RequestsStayOnOneLoopEachWithAConnectionPerLoop() async throws {
+        try await withTLSNginx { files, nginx in
+            try await withSession { session in
+                let tls = try privateCA(files)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            for _ in 0..<50 {
+                                let operation = await get("protocol", on: nginx.http2, in: session, tls: tls)
+                                #expect(
+                                    String(decoding: operation.receivedData, as: UTF8.self) == "HTTP/2.0", "\(String(describing: operation.error))")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(await eventually { nginx.accessLog().split(separator: "\n").count >= 400 })
+                // The first requests, sent before the origin answered, share one connection; the
+                // pinned ones after them are spread over the loops in turn, so with two loops or
+                // more a second connection shows that they were pinned.
+                let connections = nginx.connectionCount(to: nginx.http2)
+                let loops = System.coreCount
+                #expect((min(2, loops)...loops).contains(connections), "\(connections) connections for \(loops) loops")
             }
         }
     }
