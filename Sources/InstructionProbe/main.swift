@@ -3,7 +3,9 @@
 // exits; raw-ahc-decompressing is raw AsyncHTTPClient set to decode gzip and deflate as the NIO
 // engine is (its pipeline then carries the decompression handler and offers Accept-Encoding);
 // raw-ahc-untraced is raw AsyncHTTPClient without its per-request span, as the NIO engine runs it
-// (`NIOEngineConfiguration.makesClientSpans` false).
+// (`NIOEngineConfiguration.makesClientSpans` false); nio-run (an awaited operation) and
+// raw-ahc-async (AsyncHTTPClient's execute(_:timeout:) and the body collected) are the awaited
+// variants, each run in a task the synchronous main waits for.
 // It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load of the
 // machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry point
 // is synchronous. The instructions of one request are the difference of two runs with different
@@ -18,7 +20,7 @@ import Tracing
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
-    let variants = "nio-operation|nio-operation-loop|raw-ahc|raw-ahc-decompressing|raw-ahc-untraced"
+    let variants = "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-decompressing|raw-ahc-untraced"
     FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL\n".utf8))
     exit(2)
 }
@@ -49,6 +51,25 @@ func sendOne() -> Bool {
     case "raw-ahc", "raw-ahc-decompressing", "raw-ahc-untraced":
         client.get(url: url.absoluteString).whenComplete { result in
             if case let .success(response) = result { succeeded.withLock { $0 = response.status == .ok } }
+            done.signal()
+        }
+    case "nio-run":
+        // An awaited operation, as `bench engines`' nio-run: the task resumes where the transfer ends.
+        Task {
+            let operation = DTO.get(url)
+            operation.privateSession = session
+            let outcome = try? await operation.run()
+            succeeded.withLock { $0 = outcome != nil }
+            done.signal()
+        }
+    case "raw-ahc-async":
+        // AsyncHTTPClient's async API and the body collected, as `bench engines`' raw-ahc-async.
+        Task {
+            if let response = try? await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30)),
+                (try? await response.body.collect(upTo: 1 << 20)) != nil
+            {
+                succeeded.withLock { $0 = response.status == .ok }
+            }
             done.signal()
         }
     default:
