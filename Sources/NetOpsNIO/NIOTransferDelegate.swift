@@ -327,18 +327,17 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     /// Hands the completion to the operation: right here on the event loop (the session delivers
-    /// there, or nobody who may block listens: an awaited operation), or on a queue of its own.
+    /// there, or nobody who may block listens: an awaited operation), to the task awaiting it
+    /// (an awaited APILayer call, whose parse, validate and map run there), or on a queue of its
+    /// own (`CompletionQueue.deliverEnd`).
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         if demand != nil { readerCaughtUp() }
         redirects?.handle.release(self)
-        let events = events
-        if onEventLoop || events.completesInPlace {
+        if onEventLoop {
             events.transferDidComplete(failure: failure)
             return
         }
-        CompletionQueue.async {
-            events.transferDidComplete(failure: failure)
-        }
+        CompletionQueue.deliverEnd(of: events, failure: failure)
     }
 
     /// The NetOps head of a response head: the fields as they came, no `HTTPURLResponse` made.

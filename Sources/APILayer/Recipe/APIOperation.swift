@@ -55,8 +55,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         self.preflight = preflight
         super.init(request: request, body: body, ownedBodyFile: ownedBodyFile, deferredForm: deferredForm, destination: destination)
         use(PipelineCheck())
-        // First of the completions: every later one, and every waiter, sees `result`.
-        (self as BaseOperation).onCompletion { operation in
+        // First of the completions: every later one, and every waiter, sees `result`. It never
+        // blocks, so an awaited call still carries out its end on the awaiting task (`EndRelay`).
+        onEnd { operation in
             (operation as? APIOperation<Model>)?.settle()
         }
     }
@@ -80,7 +81,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         // A silent call (nothing records its reports) keeps its request ID and nothing else.
         guard !telemetry.isSilent else { return }
         use(telemetry)
-        (self as BaseOperation).onCompletion { operation in
+        onEnd { operation in
             guard let operation = operation as? APIOperation<Model> else { return }
             let failure: APIError? = if case let .failure(error) = operation.finalResult() { error } else { nil }
             telemetry.finish(failure: failure, operationError: operation.error)

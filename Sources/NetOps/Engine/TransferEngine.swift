@@ -67,6 +67,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// True when the end of the transfer may be delivered on the thread it arrived on: nobody
     /// who may block (a completion closure, a delegate) listens. Read once, when it ends.
     var completesInPlace: Bool { get }
+    /// The task awaiting the operation, when one does and nobody who may block listens: the end
+    /// goes to it instead of a queue (`EndRelay`). Read once, when it ends.
+    var endRelay: EndRelay? { get }
     /// The transfer is one another handler opened, shared with this one (`RequestCoalescer`);
     /// called before its first event.
     func transferWillShare()
@@ -87,6 +90,8 @@ extension TransferEvents {
     package var transport: TransportChoice { .standard }
     /// The end is handed off unless a handler says otherwise.
     package var completesInPlace: Bool { false }
+    /// No task awaits the end unless a handler says otherwise.
+    package var endRelay: EndRelay? { nil }
     /// Nobody listens.
     package func transferWillShare() {}
     /// Nobody listens.

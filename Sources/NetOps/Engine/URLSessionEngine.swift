@@ -206,7 +206,8 @@ final class URLSessionEngine: TransferEngine {
 ///
 /// Only the operation's end is handed off: the events of a segmented download's requests stay on
 /// the queue, whose order `SegmentedDownload` relies on. An end nobody who may block listens to
-/// (`completesInPlace`: an awaited operation) is delivered right there, with no hop.
+/// (`completesInPlace`: an awaited operation) is delivered right there, with no hop; one that an
+/// awaiting task carries out (`endRelay`: an awaited APILayer call) goes to that task.
 final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     private let events: any TransferEvents
 
@@ -219,12 +220,7 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     func transferDidSend(sent: Int64, expected: Int64?) { events.transferDidSend(sent: sent, expected: expected) }
 
     func transferDidComplete(failure: TransferFailure?) {
-        let events = events
-        if events.completesInPlace {
-            events.transferDidComplete(failure: failure)
-            return
-        }
-        CompletionQueue.async { events.transferDidComplete(failure: failure) }
+        CompletionQueue.deliverEnd(of: events, failure: failure)
     }
 
     var bodyGoesToFile: Bool { events.bodyGoesToFile }
@@ -232,6 +228,7 @@ final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     var redirectRules: RedirectRules { events.redirectRules }
     var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
+    var endRelay: EndRelay? { events.endRelay }
 }
 
 /// The handle of a transfer that never started (its failure is already on its way).

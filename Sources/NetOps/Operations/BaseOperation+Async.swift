@@ -14,7 +14,7 @@ extension BaseOperation {
     /// returns its model; that one is preferred where both fit.
     @discardableResult @_disfavoredOverload
     public func run() async throws -> Self {
-        await startAndAwait()
+        await startAndRelayEnds()
         // Postponed after it ended: the outcome is its successor's.
         if let error = latestSuccessor.error { throw error }
         return self

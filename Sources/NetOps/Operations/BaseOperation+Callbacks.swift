@@ -19,6 +19,19 @@ extension BaseOperation {
         return self
     }
 
+    /// Adds a completion closure that never blocks and does nothing slow beyond what the end of
+    /// the operation does anyway (APILayer's result and telemetry): unlike `onCompletion(_:)`,
+    /// it keeps an awaited operation's end with the awaiting task (`EndRelay`).
+    package func onEnd(_ handler: @escaping @Sendable (BaseOperation) -> Void) {
+        let runNow = withLock { () -> Bool in
+            guard !storage.listeners.completionsTaken else { return true }
+            storage.listeners.completionHandlers.append(handler)
+            storage.listeners.nonBlockingCompletions += 1
+            return false
+        }
+        if runNow { handler(self) }
+    }
+
     /// Adds a closure called whenever bytes move, with the progress after the move.
     @discardableResult
     public func onProgress(_ handler: @escaping @Sendable (Self, TransferProgress) -> Void) -> Self {
@@ -91,6 +104,7 @@ extension BaseOperation {
     /// operation's work. Call with the lock held.
     private func dropListenersLocked() {
         storage.listeners.completionHandlers = []
+        storage.listeners.nonBlockingCompletions = 0
         storage.listeners.progressHandlers = []
         storage.listeners.stateHandlers = []
     }

@@ -51,6 +51,9 @@ extension BaseOperation {
         var parkedIn: ParkingLot?
         /// What postponing added: a modification for the replay, a successor.
         var postponement: Postponement?
+        /// The task awaiting the operation in `run()`, which carries out the ends of its
+        /// transfers when nobody who may block listens (`EndRelay`); nil otherwise.
+        var endRelay: EndRelay?
 
         /// An operation's storage before it starts: `request` to send with `body`, `settings`.
         init(request: Result<URLRequest, NetOpsError>, body: TransferBody, settings: Settings) {
@@ -237,6 +240,8 @@ extension BaseOperation {
     /// `BaseOperation.lockedDelegate`).
     struct Listeners {
         var completionHandlers: [@Sendable (BaseOperation) -> Void] = []
+        /// How many of `completionHandlers` never block (`onEnd(_:)`: APILayer's own).
+        var nonBlockingCompletions = 0
         var progressHandlers: [@Sendable (BaseOperation, TransferProgress) -> Void] = []
         var stateHandlers: [@Sendable (BaseOperation, OperationState) -> Void] = []
         var finalWaiters: [@Sendable () -> Void] = []

@@ -61,6 +61,7 @@ extension BaseOperation {
             successor.storage.settings = storage.settings
             successor.storage.settings.privateSession = session
             successor.storage.listeners.completionHandlers = listeners.completionHandlers
+            successor.storage.listeners.nonBlockingCompletions = listeners.nonBlockingCompletions
             successor.storage.listeners.progressHandlers = listeners.progressHandlers
             successor.storage.listeners.stateHandlers = listeners.stateHandlers
             successor.lockedDelegate = lockedDelegate

@@ -515,6 +515,8 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     var bodyDemand: (any BodyDemand)? { (operation.sink as? StreamSink)?.buffer }
 
     var completesInPlace: Bool { operation.mayCompleteInPlace }
+
+    var endRelay: EndRelay? { operation.endRelayIfNobodyBlocks }
 }
 
 /// A `Content-Range: bytes first-last/total` response header.

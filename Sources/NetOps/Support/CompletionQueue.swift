@@ -15,6 +15,19 @@ package enum CompletionQueue {
         DispatchQueue(label: "NetOps.completion").async(execute: work)
     }
 
+    /// Delivers the end of a transfer that arrived on a thread nobody may block (an event loop,
+    /// URLSession's delegate queue): right there when nothing that may block listens
+    /// (`completesInPlace`), to the task awaiting the operation when one does (`EndRelay`),
+    /// otherwise on a queue of its own.
+    package static func deliverEnd(of events: any TransferEvents, failure: TransferFailure?) {
+        if events.completesInPlace {
+            events.transferDidComplete(failure: failure)
+            return
+        }
+        if let relay = events.endRelay, relay.deliver({ events.transferDidComplete(failure: failure) }) { return }
+        async { events.transferDidComplete(failure: failure) }
+    }
+
     /// The queue the timers of deadlines and retry waits fire on: serial and overcommit, so a
     /// deadline is never late because completion handlers block the global pool. A timer's
     /// handler only hands its work on with `async(_:)`: that work may end operations, whose

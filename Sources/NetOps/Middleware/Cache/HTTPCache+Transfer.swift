@@ -262,6 +262,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
     var redirectRules: RedirectRules { events.redirectRules }
     var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
+    var endRelay: EndRelay? { events.endRelay }
 
     func transferWillShare() {
         events.transferWillShare()
@@ -313,5 +314,6 @@ private final class InvalidatingEvents: TransferEvents, Sendable {
     var redirectRules: RedirectRules { events.redirectRules }
     var transport: TransportChoice { events.transport }
     var completesInPlace: Bool { events.completesInPlace }
+    var endRelay: EndRelay? { events.endRelay }
     func transferWillShare() { events.transferWillShare() }
 }
