@@ -163,24 +163,31 @@ struct TLSTransportTests {
         }
     }
 
+    /// Sends 400 GETs of `path` on `base`, 8 at a time, each checked by `check`; returns once
+    /// nginx logged them all.
+    private func send400(
+        _ path: String, on base: URL, in session: NetworkSession, tls: TLSSettings, nginx: TLSNginx,
+        check: @escaping @Sendable (DTO) -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for _ in 0..<50 { check(await get(path, on: base, in: session, tls: tls)) }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(await eventually { nginx.accessLog().split(separator: "\n").count >= 400 })
+    }
+
     /// 400 requests at 8 at a time with one `TLSSettings`: connections are reused, so nginx
     /// sees no more TLS connections than the pool holds (the bench's `tls-handshakes` figure).
     @Test func connectionsAreReusedAcrossRequests() async throws {
         try await withTLSNginx { files, nginx in
             try await withSession { session in
-                let tls = try privateCA(files)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for _ in 0..<8 {
-                        group.addTask {
-                            for _ in 0..<50 {
-                                let operation = await get("json", on: nginx.http1, in: session, tls: tls)
-                                #expect(operation.error == nil, "\(String(describing: operation.error))")
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
+                try await send400("json", on: nginx.http1, in: session, tls: try privateCA(files), nginx: nginx) { operation in
+                    #expect(operation.error == nil, "\(String(describing: operation.error))")
                 }
-                #expect(await eventually { nginx.accessLog().split(separator: "\n").count >= 400 })
                 #expect(nginx.connectionCount(to: nginx.http1) <= 8, "\(nginx.connectionCount(to: nginx.http1)) connections")
             }
         }
@@ -192,20 +199,9 @@ struct TLSTransportTests {
     @Test func http2RequestsStayOnOneLoopEachWithAConnectionPerLoop() async throws {
         try await withTLSNginx { files, nginx in
             try await withSession { session in
-                let tls = try privateCA(files)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for _ in 0..<8 {
-                        group.addTask {
-                            for _ in 0..<50 {
-                                let operation = await get("protocol", on: nginx.http2, in: session, tls: tls)
-                                #expect(
-                                    String(decoding: operation.receivedData, as: UTF8.self) == "HTTP/2.0", "\(String(describing: operation.error))")
-                            }
-                        }
-                    }
-                    try await group.waitForAll()
+                try await send400("protocol", on: nginx.http2, in: session, tls: try privateCA(files), nginx: nginx) { operation in
+                    #expect(String(decoding: operation.receivedData, as: UTF8.self) == "HTTP/2.0", "\(String(describing: operation.error))")
                 }
-                #expect(await eventually { nginx.accessLog().split(separator: "\n").count >= 400 })
                 // The first requests, sent before the origin answered, share one connection; the
                 // pinned ones after them are spread over the loops in turn, so with two loops or
                 // more a second connection shows that they were pinned.
