@@ -28,6 +28,11 @@ extension BaseOperation {
     /// Starts the operation and waits for it, carrying out the ends of its transfers that come
     /// through its relay (`EndRelay`) on this task; returns once it is final.
     func startAndRelayEnds() async {
+        // Nobody listens who could need a relay: the end runs where it arrives (no relay made).
+        if mayCompleteInPlace {
+            await startAndAwait()
+            return
+        }
         let relay = EndRelay()
         withLock { storage.endRelay = relay }
         await withTaskCancellationHandler {
