@@ -7,8 +7,9 @@
 /// awaiting task with the end, and the task carries it out on the cooperative pool: one
 /// hand-off, the one the task's resumption costs anyway, as AsyncHTTPClient's async API has it.
 ///
-/// `run()` installs a relay before it starts the operation and drains it until the operation is
-/// final: an end that starts another transfer (a retry, a redirect the chain follows, a replay
+/// `run()` installs a relay before it starts an operation that has completions (one whose end
+/// cannot run where it arrives; no relay is made for the others) and drains it until the
+/// operation is final: an end that starts another transfer (a retry, a redirect the chain follows, a replay
 /// after a token refresh) comes through the same relay again. Once the task has left, the relay
 /// is closed and refuses work, which then goes to `CompletionQueue` as before; work accepted
 /// before that is carried out before `run()` returns, so no end is lost.
