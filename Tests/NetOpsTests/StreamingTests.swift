@@ -95,6 +95,18 @@ struct StreamingTests {
         #expect(operation.state == .cancelled)
     }
 
+    /// The reading task is cancelled just after a chunk was handed to it: its cancellation
+    /// finds no waiting read, so the reader leaves and the operation is cancelled, whose end
+    /// reaches the buffer before the next read. That read still ends with `CancellationError`.
+    @Test func aReaderCancelledBetweenReadsGetsCancellationError() async throws {
+        let buffer = StreamBuffer(highWater: 1 << 20, hardLimit: 2 << 20)
+        #expect(buffer.push(Data("first".utf8)) == .taken)
+        #expect(try await buffer.next() == Data("first".utf8))
+        buffer.readerLeft()
+        buffer.end(.failed(NetOpsError(.cancelled, url: nil)))
+        await #expect(throws: CancellationError.self) { try await buffer.next() }
+    }
+
     @Test(arguments: TestEngine.allCases)
     func anUnacceptedStatusIsNotStreamed(_ engine: TestEngine) async throws {
         let operation = SO.get(try await TestServer.url("status/404")).on(engine)

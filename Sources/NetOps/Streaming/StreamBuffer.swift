@@ -162,7 +162,10 @@ final class StreamBuffer: BodyDemand, @unchecked Sendable {
     /// read with `CancellationError` and cancels the operation.
     func next() async throws -> Data? {
         let chunk: Data?
-        if let ready = state.withLock({ Self.take(&$0) }) {
+        // A reader whose task was cancelled after its last chunk was handed to it (and before it
+        // read again) left already: it gets `CancellationError`, not the operation's end, which
+        // its leaving caused.
+        if let ready = state.withLock({ $0.readerGone ? .failure(CancellationError()) : Self.take(&$0) }) {
             chunk = try ready.get()
         } else {
             chunk = try await waitForChunk()
