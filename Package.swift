@@ -246,7 +246,7 @@ let package = Package(
         .executableTarget(
             name: "InstructionProbe",
             dependencies: [
-                "NetOps", "NetOpsNIO",
+                "NetOps", "NetOpsNIO", "APILayer", "Templater", "DemoServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

@@ -5,22 +5,28 @@
 // raw-ahc-untraced is raw AsyncHTTPClient without its per-request span, as the NIO engine runs it
 // (`NIOEngineConfiguration.makesClientSpans` false); nio-run (an awaited operation) and
 // raw-ahc-async (AsyncHTTPClient's execute(_:timeout:) and the body collected) are the awaited
-// variants, each run in a task the synchronous main waits for.
+// variants, each run in a task the synchronous main waits for. api-revalidated and api-full are
+// `bench http`'s cache-revalidated-cpu and its baseline: an awaited `APIManager.call` of a 30-issue
+// page from DemoServer's `/cacheable/{key}` (URL is DemoServer's base), every call revalidated and
+// answered 304 with the model reused, or every call a 200 parsed, validated and mapped.
 // It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load of the
 // machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry point
 // is synchronous. The instructions of one request are the difference of two runs with different
 // counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
+import APILayer
 import AsyncHTTPClient
+import DemoServer
 import Dispatch
 import Foundation
 import NIOPosix
 import NetOps
 import NetOpsNIO
+import Templater
 import Tracing
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
-    let variants = "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-decompressing|raw-ahc-untraced"
+    let variants = "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-decompressing|raw-ahc-untraced|api-revalidated|api-full"
     FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL\n".utf8))
     exit(2)
 }
@@ -35,6 +41,33 @@ var rawConfiguration = HTTPClient.Configuration(connectionPool: pool)
 if variant == "raw-ahc-decompressing" { rawConfiguration.decompression = .enabled(limit: .ratio(100)) }
 if variant == "raw-ahc-untraced" { rawConfiguration.tracing.tracer = nil }
 let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: rawConfiguration)
+
+/// `GET /cacheable/{key}` of DemoServer, validated against the page template.
+enum Cacheable: String, APIMethod {
+    case cacheable
+    var path: String { "cacheable/{key}" }
+    var httpMethod: HTTPMethod { .get }
+    var encoding: RequestEncoding { .query }
+    var defaultParameters: Parameters { [:] }
+}
+
+/// What the api variants map of the page.
+struct Page: Decodable, Sendable {
+    let key: String
+    let version: Int
+}
+
+/// The scope of the api variants: the page template in a temporary folder, a cache for api-revalidated.
+func makeScope() throws -> APIScope {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("instruction-probe-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    try Data(DemoIssuePage.json(key: "k", version: 1, count: 1).utf8).write(to: folder.appendingPathComponent("cacheable.json"))
+    var configuration = APIScope.Configuration(baseURL: url, templates: TemplateStore(directory: folder), session: session)
+    if variant == "api-revalidated" { configuration.cache = try HTTPCache() }
+    return APIScope(name: "probe", configuration: configuration)
+}
+let scope = variant.hasPrefix("api-") ? try makeScope() : nil
+let pageKey = UUID().uuidString
 
 /// Sends one request through the chosen variant and waits for its end.
 func sendOne() -> Bool {
@@ -70,6 +103,16 @@ func sendOne() -> Bool {
             {
                 succeeded.withLock { $0 = response.status == .ok }
             }
+            done.signal()
+        }
+    case "api-revalidated", "api-full":
+        Task { [scope] in
+            guard let scope else { return }
+            let properties: Parameters = ["key": pageKey, "maxAge": 0, "etag": 1, "items": 30]
+            let page = try? await APIManager.withDefaultAPI(scope) {
+                try await APIManager.call(Cacheable.cacheable, properties: properties, as: Page.self)
+            }
+            succeeded.withLock { $0 = page != nil }
             done.signal()
         }
     default:

@@ -260,4 +260,71 @@ struct HTTPCacheTests {
             ).isEmpty)
         #expect(store.entry(for: MemoryCacheStore.key(url: "huge", partition: "p")) == nil)
     }
+
+    @Test func aStoredEntryReplacedByItsFreshenedCopyKeepsTheByteCountAndTheOrder() {
+        let now = Date()
+        func entry(_ url: String, bytes: Int) -> CachedResponse {
+            CachedResponse(
+                url: url, partition: "p", status: 200, httpVersion: "HTTP/1.1", fields: [], body: Data(count: bytes), requestTime: now,
+                responseTime: now, maximumFreshness: 0)
+        }
+        let small = entry("a", bytes: 1000).byteCount
+        var store = MemoryCacheStore(maximumBytes: small * 3)
+        store.store(entry("a", bytes: 1000))
+        store.store(entry("b", bytes: 1000))
+        // "a" again, larger: it replaces itself, becomes the newest, and the bytes follow.
+        store.store(entry("a", bytes: 1500))
+        #expect(store.count == 2 && store.bytes == small * 2 + 500)
+        let evicted = store.store(entry("c", bytes: 1000))
+        #expect(evicted.map(\.url) == ["b"], "b was the least recently used")
+        #expect(store.count == 2 && store.bytes == small * 2 + 500)
+        // Replaced by a copy larger than the whole bound: the entry goes.
+        store.store(entry("a", bytes: small * 4))
+        #expect(store.entry(for: MemoryCacheStore.key(url: "a", partition: "p")) == nil)
+        #expect(store.count == 1 && store.bytes == small)
+        #expect(store.removeAll(url: "c") == 1 && store.bytes == 0)
+    }
+
+    @Test func a304ReplacesTheFieldsItBringsAndKeepsThoseOfTheBody() {
+        let now = Date()
+        let stored = CachedResponse(
+            url: "http://x/", partition: "p", status: 200, httpVersion: "HTTP/1.1",
+            fields: [
+                .init(name: "Content-Type", value: "application/json"), .init(name: "Content-Length", value: "2"),
+                .init(name: "ETag", value: "\"v1\""), .init(name: "Cache-Control", value: "max-age=0"), .init(name: "X-Kept", value: "1"),
+                .init(name: "Link", value: "<a>"), .init(name: "Link", value: "<b>"),
+            ],
+            body: Data("{}".utf8), requestTime: now, responseTime: now, maximumFreshness: 86_400)
+        let notModified = ResponseHead(
+            url: URL(string: "http://x/")!, statusCode: 304, httpVersion: "HTTP/1.1",
+            fields: [
+                ("etag", " W/\"v1\"\t"), ("cache-control", "max-age=60"), ("Content-Type", "text/plain"), ("Content-Length", "0"),
+                ("link", "<c>"), ("Set-Cookie", "a=1"),
+            ])
+        #expect(stored.isSelected(by: notModified), "weak comparison, whitespace around the tag ignored")
+        let freshened = stored.updated(with: notModified, requestTime: now, responseTime: now, maximumFreshness: 86_400)
+        let fields = freshened.fields.map { "\($0.name): \($0.value)" }
+        #expect(
+            fields == [
+                "cache-control: max-age=60", "Content-Length: 2", "Content-Type: application/json", "etag:  W/\"v1\"\t", "link: <c>",
+                "X-Kept: 1",
+            ])
+        #expect(freshened.freshnessLifetime == 60)
+        #expect(freshened.etag == " W/\"v1\"\t")
+        #expect(freshened.body == stored.body && freshened.derived === stored.derived)
+        #expect(freshened.byteCount == Data("{}".utf8).count + fields.reduce(256) { $0 + $1.utf8.count + 2 } + "http://x/".utf8.count)
+    }
+
+    @Test func httpWhitespaceIsSpacesAndTabsOnly() {
+        #expect(" \t max-age=60 \t ".trimmingHTTPWhitespace() == "max-age=60")
+        #expect("a b".trimmingHTTPWhitespace() == "a b")
+        #expect("   ".trimmingHTTPWhitespace().isEmpty)
+        #expect("".trimmingHTTPWhitespace().isEmpty)
+        #expect(" é ".trimmingHTTPWhitespace() == "é")
+        #expect("\r\nx\n".trimmingHTTPWhitespace() == "\r\nx\n", "line breaks are not optional whitespace")
+        let list = "gzip , br,\tdeflate"
+        #expect(list.split(separator: ",").map { String($0.trimmingHTTPWhitespace()) } == ["gzip", "br", "deflate"])
+        #expect(CacheControl(" max-age = 60 , no-cache").noCache && CacheControl(" max-age = 60 , no-cache").maxAge == 60)
+        #expect(HTTPDate.parse("  Sun, 06 Nov 1994 08:49:37 GMT\t") == Date(timeIntervalSince1970: 784_111_777))
+    }
 }

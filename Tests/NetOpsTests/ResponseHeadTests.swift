@@ -24,6 +24,14 @@ struct ResponseHeadTests {
         #expect(BaseOperation.rangeValidator(of: head) == "\"v1\"")
     }
 
+    @Test func orderedFieldsKeepTheOrderAndTheRepeatsAsTheyArrived() {
+        let fields = [("B", "1"), ("a", "2"), ("b", "3")]
+        let head = ResponseHead(url: url, statusCode: 200, httpVersion: "HTTP/1.1", fields: fields)
+        #expect(head.orderedFields.map { "\($0.name)=\($0.value)" } == ["B=1", "a=2", "b=3"])
+        let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["X-One": "1"])!
+        #expect(ResponseHead(response).orderedFields.map { "\($0.name)=\($0.value)" } == ["X-One=1"])
+    }
+
     @Test func contentLengthIsReadOnlyWhenItIsOneNumber() {
         func length(_ values: [String]) -> Int64? {
             ResponseHead(url: url, statusCode: 200, httpVersion: "HTTP/1.1", fields: values.map { ("content-length", $0) })

@@ -108,7 +108,7 @@ public final class CookieJar: Sendable {
         }
         current += rest
         parts.append(current)
-        return parts.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return parts.map { String($0.trimmingHTTPWhitespace()) }.filter { !$0.isEmpty }
     }
 
     private static func startsCookie(_ text: Substring) -> Bool {
@@ -138,8 +138,8 @@ struct StoredCookie: Sendable {
         guard setCookie.utf8.count <= CookieJar.maximumCookieLength else { return nil }
         var attributes = setCookie.split(separator: ";", omittingEmptySubsequences: false).makeIterator()
         guard let pair = attributes.next(), let equals = pair.firstIndex(of: "=") else { return nil }
-        let name = pair[..<equals].trimmingCharacters(in: .whitespaces)
-        let value = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+        let name = String(pair[..<equals].trimmingHTTPWhitespace())
+        let value = String(pair[pair.index(after: equals)...].trimmingHTTPWhitespace())
         guard !name.isEmpty, RequestCheck.isFieldValue(name), RequestCheck.isFieldValue(value) else { return nil }
         var domainAttribute: String?
         var pathAttribute: String?
@@ -148,8 +148,8 @@ struct StoredCookie: Sendable {
         var maxAge: Date?
         while let attribute = attributes.next() {
             let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = parts[0].trimmingCharacters(in: .whitespaces).lowercased()
-            let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            let key = parts[0].trimmingHTTPWhitespace().lowercased()
+            let argument = parts.count > 1 ? String(parts[1].trimmingHTTPWhitespace()) : ""
             switch key {
             case "domain":
                 let trimmed = argument.lowercased().drop { $0 == "." }

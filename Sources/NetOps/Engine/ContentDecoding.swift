@@ -26,7 +26,7 @@ package enum ContentDecoding {
     /// The codings listed in a `Content-Encoding` value, lowercased, in order, `identity` left out.
     package static func codings(_ header: String?) -> [String] {
         guard let header else { return [] }
-        return header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        return header.split(separator: ",").map { $0.trimmingHTTPWhitespace().lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
     }
 

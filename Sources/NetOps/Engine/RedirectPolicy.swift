@@ -122,7 +122,7 @@ package enum RedirectPolicy {
 
     /// The URL a `Location` value names, resolved against the URL that was requested.
     package static func target(of location: String, from url: URL) -> URL? {
-        URL(string: location.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+        URL(string: String(location.trimmingHTTPWhitespace()), relativeTo: url)?.absoluteURL
     }
 
     /// Whether two URLs share scheme, host and port (default ports filled in).

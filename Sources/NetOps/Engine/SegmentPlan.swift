@@ -357,7 +357,7 @@ struct SegmentPlan {
 
     /// The length a 416 names in its `Content-Range: bytes */length`.
     static func unsatisfiedLength(_ response: HTTPURLResponse) -> Int64? {
-        guard let header = response.value(forHTTPHeaderField: "Content-Range")?.trimmingCharacters(in: .whitespaces),
+        guard let header = response.value(forHTTPHeaderField: "Content-Range")?.trimmingHTTPWhitespace(),
             header.lowercased().hasPrefix("bytes */")
         else { return nil }
         return Int64(header.dropFirst("bytes */".count))
@@ -369,7 +369,7 @@ struct SegmentPlan {
 
     private static func isIdentityEncoded(_ response: HTTPURLResponse) -> Bool {
         guard let encoding = response.value(forHTTPHeaderField: "Content-Encoding") else { return true }
-        let trimmed = encoding.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = encoding.trimmingHTTPWhitespace().lowercased()
         return trimmed.isEmpty || trimmed == "identity"
     }
 }

@@ -63,7 +63,7 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
 
     /// N of a `Range: bytes=N-` header; nil without one or for any other range.
     static func openRangeStart(of request: URLRequest) -> Int64? {
-        guard let header = request.value(forHTTPHeaderField: "Range")?.trimmingCharacters(in: .whitespaces),
+        guard let header = request.value(forHTTPHeaderField: "Range")?.trimmingHTTPWhitespace(),
             header.lowercased().hasPrefix("bytes="), header.hasSuffix("-")
         else { return nil }
         let digits = header.dropFirst("bytes=".count).dropLast()

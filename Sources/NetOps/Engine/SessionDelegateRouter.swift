@@ -198,7 +198,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     /// joins repeated fields with commas), nil otherwise.
     static func conflictingContentLength(_ response: HTTPURLResponse) -> String? {
         guard let value = response.value(forHTTPHeaderField: "Content-Length"), value.contains(",") else { return nil }
-        let values = Set(value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        let values = Set(value.split(separator: ",").map { $0.trimmingHTTPWhitespace() })
         return values.count > 1 ? value : nil
     }
 

@@ -334,7 +334,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
 
     /// Seconds until the budget resets, when the answer says none is left; capped.
     private func budgetReset(_ outcome: AttemptOutcome) -> Double? {
-        let field = { (name: String) in outcome.value(forHTTPHeaderField: name)?.trimmingCharacters(in: .whitespaces) }
+        let field = { (name: String) in outcome.value(forHTTPHeaderField: name).map { String($0.trimmingHTTPWhitespace()) } }
         var remaining = field("X-RateLimit-Remaining").flatMap(Int.init) ?? field("RateLimit-Remaining").flatMap(Int.init)
         var reset: Double?
         if let value = field("X-RateLimit-Reset").flatMap(Double.init) {
@@ -345,7 +345,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         }
         if let combined = field("RateLimit") {
             for part in combined.split(whereSeparator: { $0 == "," || $0 == ";" }) {
-                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingHTTPWhitespace().lowercased() }
                 guard pair.count == 2 else { continue }
                 if pair[0] == "remaining" { remaining = Int(pair[1]) ?? remaining }
                 if pair[0] == "reset" { reset = Double(pair[1]) ?? reset }

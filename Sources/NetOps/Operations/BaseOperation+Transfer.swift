@@ -80,7 +80,7 @@ extension BaseOperation {
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard method == "GET", request.httpBody == nil else { return false }
         if let coding = storage.response?.value(forHTTPHeaderField: "Content-Encoding"),
-            !coding.trimmingCharacters(in: .whitespaces).isEmpty, coding.lowercased() != "identity"
+            !coding.trimmingHTTPWhitespace().isEmpty, coding.lowercased() != "identity"
         {
             return false
         }
@@ -531,7 +531,7 @@ struct ContentRange: Equatable {
     }
 
     init?(_ header: String) {
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        let trimmed = header.trimmingHTTPWhitespace()
         guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = trimmed.dropFirst("bytes ".count)
         let halves = spec.split(separator: "/", maxSplits: 1)

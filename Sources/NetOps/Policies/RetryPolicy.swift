@@ -103,7 +103,7 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// The `Retry-After` header in seconds from now: delta-seconds or an HTTP date.
     public static func retryAfter(_ response: HTTPURLResponse, now: Date = Date()) -> TimeInterval? {
-        guard let value = response.value(forHTTPHeaderField: "Retry-After")?.trimmingCharacters(in: .whitespaces) else { return nil }
+        guard let value = response.value(forHTTPHeaderField: "Retry-After").map({ String($0.trimmingHTTPWhitespace()) }) else { return nil }
         if let seconds = Double(value), seconds >= 0 { return seconds }
         guard let date = HTTPDate.parse(value) else { return nil }
         return max(0, date.timeIntervalSince(now))

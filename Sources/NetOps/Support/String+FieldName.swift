@@ -20,3 +20,28 @@ extension String {
         }
     }
 }
+
+extension Substring {
+    /// The text without the spaces and tabs HTTP allows around a field value or a list element
+    /// (RFC 9110's optional whitespace). Read by UTF-8 code unit: Foundation's
+    /// `trimmingCharacters(in:)` goes through `NSString` on Linux and costs a header parse.
+    package func trimmingHTTPWhitespace() -> Substring {
+        let bytes = utf8
+        var start = bytes.startIndex
+        var end = bytes.endIndex
+        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+        while start < end {
+            let last = bytes.index(before: end)
+            guard bytes[last] == 0x20 || bytes[last] == 0x09 else { break }
+            end = last
+        }
+        return self[start..<end]
+    }
+}
+
+extension String {
+    /// The text without the spaces and tabs HTTP allows around a field value or a list element.
+    package func trimmingHTTPWhitespace() -> Substring {
+        self[...].trimmingHTTPWhitespace()
+    }
+}

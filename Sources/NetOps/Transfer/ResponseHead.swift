@@ -124,6 +124,16 @@ package final class ResponseHead: @unchecked Sendable {
         return fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
     }
 
+    /// Every field in the order it arrived, repeated names kept apart (over an
+    /// `HTTPURLResponse`, its fields as it holds them).
+    package var orderedFields: [(name: String, value: String)] {
+        guard let foundation else { return fields }
+        return foundation.allHeaderFields.compactMap { name, value in
+            guard let name = name as? String, let value = value as? String else { return nil }
+            return (name, value)
+        }
+    }
+
     /// Each field once, repeated fields joined with ", " under the name first seen.
     package var headerFields: [String: String] {
         if let foundation {

@@ -25,7 +25,7 @@ struct CacheControl: Equatable {
         for part in cacheControl.split(separator: ",") {
             let pieces = part.split(separator: "=", maxSplits: 1)
             guard let rawName = pieces.first else { continue }
-            let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = rawName.trimmingHTTPWhitespace().lowercased()
             let argument = pieces.count > 1 ? Self.delta(pieces[1]) : nil
             switch name {
             case "no-store": noStore = true
@@ -45,8 +45,8 @@ struct CacheControl: Equatable {
 
     /// A delta-seconds value: digits only (quotes allowed), capped at `largestDelta`.
     static func delta(_ text: Substring) -> TimeInterval? {
-        var digits = text.trimmingCharacters(in: .whitespaces)
-        if digits.count >= 2, digits.hasPrefix("\""), digits.hasSuffix("\"") { digits = String(digits.dropFirst().dropLast()) }
+        var digits = text.trimmingHTTPWhitespace()
+        if digits.count >= 2, digits.hasPrefix("\""), digits.hasSuffix("\"") { digits = digits.dropFirst().dropLast() }
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
         guard digits.count < 11, let value = Int64(digits) else { return largestDelta }
         return min(TimeInterval(value), largestDelta)
@@ -60,7 +60,7 @@ enum HTTPDate {
 
     /// The date `text` names, or nil when it is none of the three forms.
     static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = String(text.trimmingHTTPWhitespace())
         if let date = imfFixdate(trimmed) { return date }
         // The obsolete forms, rare enough to go through a formatter (whose making costs more
         // than a request's other work together).

@@ -36,6 +36,8 @@ final class CachedResponse: Sendable {
     let initialAge: TimeInterval
     let etag: String?
     let lastModified: String?
+    /// The entry's size as the byte bounds count it.
+    let byteCount: Int
 
     init(
         url: String, partition: String, status: Int, httpVersion: String, fields: [Field], body: Data, requestTime: Date,
@@ -45,37 +47,70 @@ final class CachedResponse: Sendable {
         self.partition = partition
         self.status = status
         self.httpVersion = httpVersion
-        self.fields = fields.filter { !$0.name.caseInsensitiveEquals("Set-Cookie") }.sorted { $0.name.lowercased() < $1.name.lowercased() }
+        // Each name lowered once: the sort and the lookups below compare the lowered names.
+        var named: [(name: String, field: Field)] = []
+        named.reserveCapacity(fields.count)
+        for field in fields {
+            let name = field.name.lowercased()
+            if name != "set-cookie" { named.append((name, field)) }
+        }
+        named.sort { $0.name < $1.name }
+        self.fields = named.map(\.field)
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.derived = derived
-        func value(_ name: String) -> String? {
-            let values = fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
-            return values.isEmpty ? nil : values.joined(separator: ", ")
-        }
-        control = CacheControl(value("Cache-Control"), pragma: value("Pragma"))
-        etag = value("ETag")
-        lastModified = value("Last-Modified")
-        let date = value("Date").flatMap(HTTPDate.parse)
+        let read = Self.Lookup(named)
+        control = CacheControl(read.cacheControl, pragma: read.pragma)
+        etag = read.etag
+        lastModified = read.lastModified
+        let date = read.date.flatMap(HTTPDate.parse)
         var lifetime: TimeInterval = 0
         if let maxAge = control.maxAge {
             lifetime = maxAge
-        } else if let expires = value("Expires") {
+        } else if let expires = read.expires {
             // An invalid `Expires` (such as "0") means already expired (RFC 9111 §5.3).
             if let expiry = HTTPDate.parse(expires) { lifetime = max(0, expiry.timeIntervalSince(date ?? responseTime)) }
         }
         freshnessLifetime = min(lifetime, maximumFreshness)
         let apparentAge = max(0, responseTime.timeIntervalSince(date ?? responseTime))
-        let ageValue = value("Age").flatMap { CacheControl.delta(Substring($0)) } ?? 0
+        let ageValue = read.age.flatMap { CacheControl.delta(Substring($0)) } ?? 0
         let correctedAge = ageValue + max(0, responseTime.timeIntervalSince(requestTime))
         initialAge = max(apparentAge, correctedAge)
+        byteCount = body.count + self.fields.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + url.utf8.count
     }
 
-    /// The entry's size as the byte bounds count it.
-    var byteCount: Int {
-        body.count + fields.reduce(256) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } + url.utf8.count
+    /// The fields the cache reads, found in one pass over the lowered names; repeated fields
+    /// joined with ", ".
+    private struct Lookup {
+        var cacheControl: String?
+        var pragma: String?
+        var etag: String?
+        var lastModified: String?
+        var date: String?
+        var expires: String?
+        var age: String?
+
+        init(_ named: [(name: String, field: Field)]) {
+            for (name, field) in named {
+                switch name {
+                case "cache-control": Self.add(field.value, to: &cacheControl)
+                case "pragma": Self.add(field.value, to: &pragma)
+                case "etag": Self.add(field.value, to: &etag)
+                case "last-modified": Self.add(field.value, to: &lastModified)
+                case "date": Self.add(field.value, to: &date)
+                case "expires": Self.add(field.value, to: &expires)
+                case "age": Self.add(field.value, to: &age)
+                default: continue
+                }
+            }
+        }
+
+        private static func add(_ value: String, to joined: inout String?) {
+            joined = joined.map { $0 + ", " + value } ?? value
+        }
     }
+
 
     /// Its age at `now` (RFC 9111 §4.2.3's `current_age`).
     func age(at now: Date) -> TimeInterval {
@@ -110,11 +145,19 @@ final class CachedResponse: Sendable {
     /// This response freshened by a 304's fields (RFC 9111 §3.2: each field the 304 carries
     /// replaces the stored ones of that name, except those that describe the body).
     func updated(with notModified: ResponseHead, requestTime: Date, responseTime: Date, maximumFreshness: TimeInterval) -> CachedResponse {
-        let kept: Set<String> = ["content-length", "content-encoding", "transfer-encoding", "content-range", "content-type", "set-cookie"]
-        let arriving = notModified.headerFields.filter { !kept.contains($0.key.lowercased()) }
-        let replaced = Set(arriving.keys.map { $0.lowercased() })
-        var merged = fields.filter { !replaced.contains($0.name.lowercased()) }
-        merged += arriving.map { Field(name: $0.key, value: $0.value) }
+        var arriving: [Field] = []
+        var replaced: [String] = []
+        for (name, value) in notModified.orderedFields {
+            let lowered = name.lowercased()
+            switch lowered {
+            case "content-length", "content-encoding", "transfer-encoding", "content-range", "content-type", "set-cookie": continue
+            default: break
+            }
+            arriving.append(Field(name: name, value: value))
+            if !replaced.contains(lowered) { replaced.append(lowered) }
+        }
+        var merged = fields.filter { field in !replaced.contains { field.name.caseInsensitiveEquals($0) } }
+        merged += arriving
         return CachedResponse(
             url: url, partition: partition, status: status, httpVersion: httpVersion, fields: merged, body: body,
             requestTime: requestTime, responseTime: responseTime, maximumFreshness: maximumFreshness, derived: derived)
@@ -128,15 +171,15 @@ final class CachedResponse: Sendable {
             return Self.opaque(tag) == Self.opaque(etag)
         }
         if let modified = notModified.value(forHTTPHeaderField: "Last-Modified"), let lastModified {
-            return modified.trimmingCharacters(in: .whitespaces) == lastModified.trimmingCharacters(in: .whitespaces)
+            return modified.trimmingHTTPWhitespace() == lastModified.trimmingHTTPWhitespace()
         }
         return true
     }
 
     /// An entity tag without its weakness marker (the weak comparison of RFC 9110 §8.8.3.2).
     private static func opaque(_ tag: String) -> String {
-        let trimmed = tag.trimmingCharacters(in: .whitespaces)
-        return trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+        let trimmed = tag.trimmingHTTPWhitespace()
+        return String(trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed)
     }
 }
 

@@ -69,7 +69,7 @@ extension HTTPCache {
         guard cacheableStatuses.contains(head.statusCode), head.url == requestURL else { return false }
         if CacheControl(head.value(forHTTPHeaderField: "Cache-Control")).noStore { return false }
         if let vary = head.value(forHTTPHeaderField: "Vary"),
-            vary.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "*" })
+            vary.split(separator: ",").contains(where: { $0.trimmingHTTPWhitespace() == "*" })
         {
             return false
         }
@@ -271,7 +271,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
     /// The entry a whole answer makes, when it is worth keeping: a lifetime or a validator.
     private func makeEntry(head: ResponseHead, body: Data) -> CachedResponse? {
         let requestTime = state.withLock { $0.requestTime }
-        let fields = head.headerFields.map { CachedResponse.Field(name: $0.key, value: $0.value) }
+        let fields = head.orderedFields.map { CachedResponse.Field(name: $0.name, value: $0.value) }
         let entry = CachedResponse(
             url: key, partition: partition, status: head.statusCode, httpVersion: "HTTP/1.1", fields: fields, body: body,
             requestTime: requestTime, responseTime: Date(), maximumFreshness: cache.configuration.maximumFreshness)

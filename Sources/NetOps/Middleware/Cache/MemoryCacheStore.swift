@@ -26,8 +26,10 @@ struct MemoryCacheStore {
     /// The entry under `key`, made the most recently used.
     mutating func entry(for key: String) -> CachedResponse? {
         guard let node = nodes[key] else { return nil }
-        unlink(key)
-        link(key, node.entry)
+        if newest != key {
+            unlink(key)
+            link(key, node.entry)
+        }
         return node.entry
     }
 
@@ -36,11 +38,21 @@ struct MemoryCacheStore {
     @discardableResult
     mutating func store(_ entry: CachedResponse) -> [CachedResponse] {
         let key = Self.key(url: entry.url, partition: entry.partition)
-        remove(key)
-        guard entry.byteCount <= maximumBytes else { return [] }
-        link(key, entry)
-        bytes += entry.byteCount
-        keysByURL[entry.url, default: []].insert(key)
+        if let stored = nodes[key]?.entry, entry.byteCount <= maximumBytes {
+            // The same key again (a 304 freshened it): the node and the URL's keys stay.
+            nodes[key]?.entry = entry
+            bytes += entry.byteCount - stored.byteCount
+            if newest != key {
+                unlink(key)
+                link(key, entry)
+            }
+        } else {
+            remove(key)
+            guard entry.byteCount <= maximumBytes else { return [] }
+            link(key, entry)
+            bytes += entry.byteCount
+            keysByURL[entry.url, default: []].insert(key)
+        }
         var evicted: [CachedResponse] = []
         while bytes > maximumBytes, let victim = oldest, victim != key {
             if let removed = remove(victim) { evicted.append(removed) }
