@@ -111,7 +111,6 @@ final class CachedResponse: Sendable {
         }
     }
 
-
     /// Its age at `now` (RFC 9111 §4.2.3's `current_age`).
     func age(at now: Date) -> TimeInterval {
         initialAge + max(0, now.timeIntervalSince(responseTime))
