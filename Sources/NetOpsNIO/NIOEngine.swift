@@ -31,6 +31,8 @@ final class NIOEngine: TransferEngine {
     /// The origins that answered the HTTP/2 clients over HTTP/2: their requests run on one
     /// event loop each (`HTTP2Pinning`).
     private let http2Pinning = HTTP2Pinning()
+    /// The loops HTTP/1.1 requests started off the loops prefer (`LoopBalance`).
+    let loopBalance = LoopBalance()
     /// Whether TLS transfers may use HTTP/2 at all.
     private let offersHTTP2: Bool
     /// The session's proxy choice, for transfers that make none of their own.
@@ -194,9 +196,11 @@ final class NIOEngine: TransferEngine {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
             return
         }
+        let claim = watch?.pinned == true ? nil : request.url.flatMap(HTTP2Pinning.Origin.init).map(loopBalance.claim)
         let task = chosenClient.execute(
-            request: built, delegate: delegate, eventLoop: HTTP2Pinning.preference(pinned: watch?.pinned == true), deadline: nil,
-            logger: nil)
+            request: built, delegate: delegate, eventLoop: claim.map { .delegate(on: $0.loop) } ?? HTTP2Pinning.preference(pinned: watch?.pinned == true),
+            deadline: nil, logger: nil)
+        if let claim { task.futureResult.whenComplete { [loopBalance] _ in loopBalance.release(claim) } }
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
         // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.

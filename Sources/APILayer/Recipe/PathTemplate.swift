@@ -12,14 +12,20 @@ enum PathTemplate {
     ///
     /// - Returns: the filled path, or the reason it cannot be filled.
     static func fill(_ path: String, from parameters: inout Parameters) -> Result<String, PathTemplateError> {
+        // Searched by UTF-8 code unit: braces are ASCII, and a search by `Character` segments
+        // the path into grapheme clusters first.
+        let open = UInt8(ascii: "{")
+        let close = UInt8(ascii: "}")
+        guard path.utf8.contains(where: { $0 == open || $0 == close }) else { return .success(path) }
         var filled = ""
-        var used: Set<String> = []
+        var used: [String] = []
         var rest = Substring(path)
-        while let open = rest.firstIndex(of: "{") {
-            filled += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else { return .failure(.unclosedPlaceholder(path: path)) }
-            let name = String(rest[rest.index(after: open)..<close])
-            guard !name.isEmpty, !name.contains("{" as Character) else { return .failure(.unclosedPlaceholder(path: path)) }
+        while let opening = rest.utf8.firstIndex(of: open) {
+            filled += rest[..<opening]
+            let nameStart = rest.utf8.index(after: opening)
+            guard let closing = rest.utf8[nameStart...].firstIndex(of: close) else { return .failure(.unclosedPlaceholder(path: path)) }
+            let name = String(rest[nameStart..<closing])
+            guard !name.isEmpty, !name.utf8.contains(open) else { return .failure(.unclosedPlaceholder(path: path)) }
             guard let value = parameters[name] else { return .failure(.missingValue(name: name, path: path)) }
             switch segment(from: value) {
             case let .success(text):
@@ -29,10 +35,10 @@ enum PathTemplate {
             case .failure:
                 return .failure(.notAScalar(name: name))
             }
-            used.insert(name)
-            rest = rest[rest.index(after: close)...]
+            used.append(name)
+            rest = rest[rest.utf8.index(after: closing)...]
         }
-        guard !rest.contains("}" as Character) else { return .failure(.unclosedPlaceholder(path: path)) }
+        guard !rest.utf8.contains(close) else { return .failure(.unclosedPlaceholder(path: path)) }
         filled += rest
         for name in used { parameters[name] = nil }
         return .success(filled)

@@ -73,7 +73,8 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         self.validates = validates
         reuseKeyPrefix =
             parser == nil && savedFile == nil && validates
-            ? "\(method.rawValue)|\(method.templateName)|\(_typeName(Model.self, qualified: true))|\(keyPath ?? "")|" : nil
+            ? "\(method.rawValue)|\(method.templateName)|\(_typeName(Model.self, qualified: true))|\(keyPath ?? "")|\(templates.identity):"
+            : nil
     }
 
     /// Checks, validates, parses and maps a body that arrived with an accepted status.
@@ -127,7 +128,7 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     /// reused: a parser step (a closure that cannot be compared), a download, a stub.
     func reuseKey(status: Int?) -> String? {
         guard let reuseKeyPrefix else { return nil }
-        return reuseKeyPrefix + templates.identity + ":" + String(templates.generation) + "|" + String(status ?? 0)
+        return reuseKeyPrefix + String(templates.generation) + "|" + String(status ?? 0)
     }
 
     /// The `server` stage of a body that came with an unaccepted `status`: decoded into the

@@ -109,6 +109,8 @@ public enum RequestConstructor {
     /// arrays and `concatenatingArrays` is set, the result is the defaults followed by the
     /// caller's elements.
     public static func merge(_ properties: Parameters, over defaults: Parameters, concatenatingArrays: Bool = true) -> Parameters {
+        guard !defaults.isEmpty else { return properties }
+        guard !properties.isEmpty else { return defaults }
         var merged = defaults
         for (key, value) in properties {
             if concatenatingArrays, let old = defaults[key].flatMap({ $0 as? [any Sendable] }), let new = value as? [any Sendable] {

@@ -59,25 +59,37 @@ public enum RequestFactory {
     /// `key=value` pairs joined by `&`, keys sorted, percent-encoded; arrays repeat their key,
     /// dictionaries nest as `key[sub]`.
     public static func formEncoded(_ parameters: Parameters) -> String {
-        var pairs: [String] = []
+        var encoded = ""
         for key in parameters.keys.sorted() {
-            append(parameters[key]!, as: key, to: &pairs)
+            append(parameters[key]!, as: key, to: &encoded)
         }
-        return pairs.joined(separator: "&")
+        return encoded
     }
 
-    private static func append(_ value: any Sendable, as key: String, to pairs: inout [String]) {
+    /// Appends `key=value` (after a `&` unless `encoded` is empty). The common scalars are cast
+    /// first: each failed cast of an existential costs a runtime type check.
+    private static func append(_ value: any Sendable, as key: String, to encoded: inout String) {
+        func pair(_ text: String) {
+            if !encoded.isEmpty { encoded += "&" }
+            encoded += escape(key)
+            encoded += "="
+            encoded += text
+        }
         switch value {
+        case let text as String:
+            pair(escape(text))
+        case let flag as Bool:
+            pair(flag ? "true" : "false")
+        case let number as Int:
+            pair(String(number))
         case let array as [any Sendable]:
-            for element in array { append(element, as: key, to: &pairs) }
+            for element in array { append(element, as: key, to: &encoded) }
         case let dictionary as [String: any Sendable]:
             for subkey in dictionary.keys.sorted() {
-                append(dictionary[subkey]!, as: "\(key)[\(subkey)]", to: &pairs)
+                append(dictionary[subkey]!, as: "\(key)[\(subkey)]", to: &encoded)
             }
-        case let flag as Bool:
-            pairs.append("\(escape(key))=\(flag ? "true" : "false")")
         default:
-            pairs.append("\(escape(key))=\(escape(String(describing: value)))")
+            pair(escape(String(describing: value)))
         }
     }
 

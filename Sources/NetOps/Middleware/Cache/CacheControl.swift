@@ -22,23 +22,66 @@ struct CacheControl: Equatable {
     init(_ cacheControl: String?, pragma: String? = nil) {
         if let pragma, cacheControl == nil, pragma.lowercased().contains("no-cache") { noCache = true }
         guard let cacheControl else { return }
-        for part in cacheControl.split(separator: ",") {
-            let pieces = part.split(separator: "=", maxSplits: 1)
-            guard let rawName = pieces.first else { continue }
-            let name = rawName.trimmingHTTPWhitespace().lowercased()
-            let argument = pieces.count > 1 ? Self.delta(pieces[1]) : nil
-            switch name {
-            case "no-store": noStore = true
+        // Read in place, directive by directive: no array of parts, no lowered copy of a name.
+        var rest = Substring(cacheControl)
+        while !rest.isEmpty {
+            let part: Substring
+            if let comma = rest.utf8.firstIndex(of: UInt8(ascii: ",")) {
+                part = rest[..<comma]
+                rest = rest[rest.utf8.index(after: comma)...]
+            } else {
+                part = rest
+                rest = rest[rest.endIndex...]
+            }
+            let name: Substring
+            let argument: Substring?
+            if let equals = part.utf8.firstIndex(of: UInt8(ascii: "=")) {
+                name = part[..<equals].trimmingHTTPWhitespace()
+                argument = part[part.utf8.index(after: equals)...]
+            } else {
+                name = part.trimmingHTTPWhitespace()
+                argument = nil
+            }
+            let seconds = argument.flatMap(Self.delta)
+            switch Directive(name) {
+            case .noStore: noStore = true
             // `no-cache="field"` restricts only some fields; a private cache that keeps whole
             // responses treats it as `no-cache`.
-            case "no-cache": noCache = true
-            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
-            case "only-if-cached": onlyIfCached = true
-            case "max-age": if let argument { maxAge = argument }
-            case "max-stale": maxStale = pieces.count > 1 ? argument : .infinity
-            case "min-fresh": if let argument { minFresh = argument }
-            case "stale-if-error": if let argument { staleIfError = argument }
-            default: continue
+            case .noCache: noCache = true
+            case .mustRevalidate: mustRevalidate = true
+            case .onlyIfCached: onlyIfCached = true
+            case .maxAge: if let seconds { maxAge = seconds }
+            case .maxStale: maxStale = argument?.isEmpty == false ? seconds : .infinity
+            case .minFresh: if let seconds { minFresh = seconds }
+            case .staleIfError: if let seconds { staleIfError = seconds }
+            case nil: continue
+            }
+        }
+    }
+
+    /// The directives a private cache acts on, named in any case.
+    private enum Directive {
+        case noStore, noCache, mustRevalidate, onlyIfCached, maxAge, maxStale, minFresh, staleIfError
+
+        init?(_ name: Substring) {
+            switch name.utf8.count {
+            case 7 where Self.named(name, "max-age"): self = .maxAge
+            case 8 where Self.named(name, "no-store"): self = .noStore
+            case 8 where Self.named(name, "no-cache"): self = .noCache
+            case 9 where Self.named(name, "max-stale"): self = .maxStale
+            case 9 where Self.named(name, "min-fresh"): self = .minFresh
+            case 14 where Self.named(name, "only-if-cached"): self = .onlyIfCached
+            case 14 where Self.named(name, "stale-if-error"): self = .staleIfError
+            case 15 where Self.named(name, "must-revalidate"): self = .mustRevalidate
+            case 16 where Self.named(name, "proxy-revalidate"): self = .mustRevalidate
+            default: return nil
+            }
+        }
+
+        /// ASCII case-insensitive equality with a lower-case `directive`.
+        private static func named(_ name: Substring, _ directive: StaticString) -> Bool {
+            directive.withUTF8Buffer { expected in
+                name.utf8.elementsEqual(expected) { byte, lower in (byte >= 65 && byte <= 90 ? byte | 0x20 : byte) == lower }
             }
         }
     }

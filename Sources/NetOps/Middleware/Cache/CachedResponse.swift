@@ -144,9 +144,12 @@ final class CachedResponse: Sendable {
     /// This response freshened by a 304's fields (RFC 9111 §3.2: each field the 304 carries
     /// replaces the stored ones of that name, except those that describe the body).
     func updated(with notModified: ResponseHead, requestTime: Date, responseTime: Date, maximumFreshness: TimeInterval) -> CachedResponse {
+        let notModifiedFields = notModified.orderedFields
         var arriving: [Field] = []
+        arriving.reserveCapacity(notModifiedFields.count)
         var replaced: [String] = []
-        for (name, value) in notModified.orderedFields {
+        replaced.reserveCapacity(notModifiedFields.count)
+        for (name, value) in notModifiedFields {
             let lowered = name.lowercased()
             switch lowered {
             case "content-length", "content-encoding", "transfer-encoding", "content-range", "content-type", "set-cookie": continue
@@ -155,7 +158,9 @@ final class CachedResponse: Sendable {
             arriving.append(Field(name: name, value: value))
             if !replaced.contains(lowered) { replaced.append(lowered) }
         }
-        var merged = fields.filter { field in !replaced.contains { field.name.caseInsensitiveEquals($0) } }
+        var merged: [Field] = []
+        merged.reserveCapacity(fields.count + arriving.count)
+        for field in fields where !replaced.contains(where: { field.name.caseInsensitiveEquals($0) }) { merged.append(field) }
         merged += arriving
         return CachedResponse(
             url: url, partition: partition, status: status, httpVersion: httpVersion, fields: merged, body: body,

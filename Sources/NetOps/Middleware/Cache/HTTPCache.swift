@@ -111,6 +111,8 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
     public let configuration: Configuration
     private let state: Locked<State>
     private let disk: DiskCacheStore?
+    /// The text of the last partition digested, and its digest.
+    private let lastPartition = Locked<(text: String, digest: String)?>(nil)
 
     /// A cache; throws when `configuration.directory` cannot be used safely: it cannot be made,
     /// is not a folder, belongs to another user or others may write to it.
@@ -227,20 +229,28 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         }
         fields.sort()
         fields.append(followsRedirects ? "redirects:follow" : "redirects:stop")
-        return Self.hex(SHA256.hash(data: Data(fields.joined(separator: "\n").utf8)))
+        let text = fields.joined(separator: "\n")
+        // Calls of one API mostly send the same fields: the last digest is kept.
+        if let digest = lastPartition.withLock({ $0?.text == text ? $0?.digest : nil }) { return digest }
+        let digest = Self.hex(SHA256.hash(data: Data(text.utf8)))
+        lastPartition.withLock { $0 = (text, digest) }
+        return digest
     }
 
     /// A digest as lower-case hex.
     static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(SHA256.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: SHA256.byteCount * 2) { text in
+            var index = 0
+            for byte in digest {
+                text[index] = hexDigits[Int(byte >> 4)]
+                text[index + 1] = hexDigits[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: text, as: UTF8.self)
     }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Fields that steer the cache rather than ask for another answer.
     private static let directiveFields: Set<String> = ["cache-control", "pragma"]
