@@ -199,9 +199,9 @@ final class NIOEngine: TransferEngine {
         // HTTP/2 origins known as such run pinned to a loop; the others prefer a balanced one.
         let pinned = watch?.pinned == true
         let claim = pinned ? nil : request.url.flatMap(HTTP2Pinning.Origin.init).map(loopBalance.claim)
+        if let claim { delegate.hold(claim, of: loopBalance) }
         let preference = claim.map { .delegate(on: $0.loop) } ?? HTTP2Pinning.preference(pinned: pinned)
         let task = chosenClient.execute(request: built, delegate: delegate, eventLoop: preference, deadline: nil, logger: nil)
-        if let claim { task.futureResult.whenComplete { [loopBalance] _ in loopBalance.release(claim) } }
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
         // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.

@@ -46,6 +46,8 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         /// AsyncHTTPClient reads no more of the body until this succeeds: the stream's reader
         /// is behind (`BodyDemand`).
         var awaitingReader: EventLoopPromise<Void>?
+        /// The loop this hop's request prefers, given back when the hop ends (`LoopBalance`).
+        var loopClaim: (balance: LoopBalance, claim: LoopBalance.Claim)?
     }
 
     private let events: any TransferEvents
@@ -90,6 +92,21 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// The request has a body of `length` bytes: upload progress is reported against it.
     func expectUpload(_ length: Int64) {
         state.withLockedValue { $0.expectedUpload = length }
+    }
+
+    /// Holds `claim` until this hop ends: before the end reaches the operation, so that the
+    /// request an awaiting task starts next finds the loop free again.
+    func hold(_ claim: LoopBalance.Claim, of balance: LoopBalance) {
+        state.withLockedValue { $0.loopClaim = (balance, claim) }
+    }
+
+    /// Gives the loop claim back, once.
+    private func releaseLoopClaim() {
+        let held = state.withLockedValue { state in
+            defer { state.loopClaim = nil }
+            return state.loopClaim
+        }
+        if let held { held.balance.release(held.claim) }
     }
 
     /// Marks that the transfer's owner cancelled it.
@@ -288,6 +305,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             complete(.cancelled, onEventLoop: completesOnEventLoop)
             return
         }
+        releaseLoopClaim()
         redirects.engine.launch(followUp.request, body: body, events: events, trail: trail, handle: redirects.handle)
     }
 
@@ -332,6 +350,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     /// own (`CompletionQueue.deliverEnd`).
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         if demand != nil { readerCaughtUp() }
+        releaseLoopClaim()
         redirects?.handle.release(self)
         if onEventLoop {
             events.transferDidComplete(failure: failure)
