@@ -24,8 +24,11 @@ import NIOPosix
 final class LoopBalance: Sendable {
     /// The group's loops, in a fixed order (ties go to the first).
     private let loops: [any EventLoop]
-    /// Requests in flight per origin, one count per loop; an origin with none is dropped.
+    /// Requests in flight per origin, one count per loop. An origin with none keeps its counts
+    /// (a request at a time would make and drop them each time) until more than
+    /// `idleOriginsKept` origins are known; then those with none are dropped.
     private let inFlight = NIOLockedValueBox<[HTTP2Pinning.Origin: [Int]]>([:])
+    private static let idleOriginsKept = 64
 
     init(group: MultiThreadedEventLoopGroup = .singleton) {
         loops = Array(group.makeIterator())
@@ -43,11 +46,16 @@ final class LoopBalance: Sendable {
     func claim(_ origin: HTTP2Pinning.Origin) -> Claim {
         let current = MultiThreadedEventLoopGroup.currentEventLoop
         let index = inFlight.withLockedValue { counts -> Int in
-            var loopCounts = counts[origin] ?? Array(repeating: 0, count: loops.count)
-            let chosen = current.flatMap { loop in loops.firstIndex { $0 === loop } } ?? Self.leastBusy(loopCounts)
-            loopCounts[chosen] += 1
-            counts[origin] = loopCounts
-            return chosen
+            if counts[origin] == nil {
+                if counts.count >= Self.idleOriginsKept { counts = counts.filter { $0.value.contains { $0 > 0 } } }
+                counts[origin] = Array(repeating: 0, count: loops.count)
+            }
+            // Counted in place: the counts array is not copied out and back.
+            return counts[origin, default: []].withUnsafeMutableBufferPointer { loopCounts in
+                let chosen = current.flatMap { loop in loops.firstIndex { $0 === loop } } ?? Self.leastBusy(loopCounts)
+                loopCounts[chosen] += 1
+                return chosen
+            }
         }
         return Claim(origin: origin, index: index, loop: loops[index])
     }
@@ -55,9 +63,10 @@ final class LoopBalance: Sendable {
     /// Gives back a claim once its request has ended.
     func release(_ claim: Claim) {
         inFlight.withLockedValue { counts in
-            guard var loopCounts = counts[claim.origin] else { return }
-            loopCounts[claim.index] = max(0, loopCounts[claim.index] - 1)
-            counts[claim.origin] = loopCounts.allSatisfy { $0 == 0 } ? nil : loopCounts
+            guard counts[claim.origin] != nil else { return }
+            counts[claim.origin, default: []].withUnsafeMutableBufferPointer { loopCounts in
+                loopCounts[claim.index] = max(0, loopCounts[claim.index] - 1)
+            }
         }
     }
 
@@ -66,7 +75,12 @@ final class LoopBalance: Sendable {
         inFlight.withLockedValue { $0[origin] ?? Array(repeating: 0, count: loops.count) }
     }
 
-    private static func leastBusy(_ counts: [Int]) -> Int {
+    /// The origins whose counts are kept (for tests).
+    var originCount: Int {
+        inFlight.withLockedValue { $0.count }
+    }
+
+    private static func leastBusy(_ counts: UnsafeMutableBufferPointer<Int>) -> Int {
         var best = 0
         for index in counts.indices where counts[index] < counts[best] { best = index }
         return best

@@ -39,6 +39,18 @@ struct LoopBalanceTests {
         }
     }
 
+    @Test func originsWithNothingInFlightAreDroppedPastABound() {
+        let balance = LoopBalance()
+        let busy = balance.claim(Self.origin)
+        for host in 0..<200 {
+            let claim = balance.claim(HTTP2Pinning.Origin(URL(string: "http://host\(host).example.com/")!)!)
+            balance.release(claim)
+        }
+        #expect(balance.originCount <= 65, "at most 64 idle origins kept besides the busy one")
+        #expect(balance.counts(Self.origin).reduce(0, +) == 1, "an origin with a request in flight is kept")
+        balance.release(busy)
+    }
+
     @Test func aRequestStartedOnALoopClaimsThatLoop() async throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let balance = LoopBalance(group: group)
