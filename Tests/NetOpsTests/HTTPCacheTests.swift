@@ -315,6 +315,21 @@ struct HTTPCacheTests {
         #expect(freshened.byteCount == Data("{}".utf8).count + fields.reduce(256) { $0 + $1.utf8.count + 2 } + "http://x/".utf8.count)
     }
 
+    @Test func cacheControlIsReadInAnyCaseWithQuotesEmptyPartsAndUnknownDirectives() {
+        let response = CacheControl("MAX-AGE=\"60\", , No-Cache=\"Set-Cookie\",x-private=1,Proxy-Revalidate, stale-if-error=30")
+        #expect(response.maxAge == 60 && response.noCache && response.mustRevalidate && response.staleIfError == 30)
+        #expect(!response.noStore && !response.onlyIfCached && response.maxStale == nil)
+        #expect(CacheControl("max-stale").maxStale == .infinity)
+        #expect(CacheControl("max-stale=").maxStale == .infinity, "an empty argument is no argument")
+        #expect(CacheControl("max-stale=abc").maxStale == nil, "a malformed one is ignored")
+        #expect(CacheControl("min-fresh=5, only-if-cached, no-store").minFresh == 5)
+        #expect(CacheControl("no-store ,only-if-cached").onlyIfCached && CacheControl("no-store ,only-if-cached").noStore)
+        #expect(CacheControl("max-agex=5").maxAge == nil && CacheControl("max-ag=5").maxAge == nil)
+        #expect(CacheControl("").maxAge == nil && CacheControl(",,,").maxAge == nil)
+        #expect(CacheControl(nil, pragma: "No-Cache").noCache)
+        #expect(!CacheControl("max-age=5", pragma: "no-cache").noCache, "Pragma counts only without Cache-Control")
+    }
+
     @Test func httpWhitespaceIsSpacesAndTabsOnly() {
         #expect(" \t max-age=60 \t ".trimmingHTTPWhitespace() == "max-age=60")
         #expect("a b".trimmingHTTPWhitespace() == "a b")

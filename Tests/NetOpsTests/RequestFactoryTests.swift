@@ -29,6 +29,19 @@ struct RequestFactoryTests {
         #expect(request.httpBody == nil)
     }
 
+    @Test func everyKindOfValueIsFormEncodedAsItReads() {
+        let parameters: Parameters = [
+            "text": "a b&c", "flag": true, "off": false, "int": -42, "double": 1.5, "big": UInt64.max, "sub": Substring("x/y"),
+            "list": [1, "two", true] as [any Sendable], "nested": ["b": 2, "a": ["z": "1"] as [String: any Sendable]] as [String: any Sendable],
+            "number": NSNumber(value: 7), "empty": [] as [any Sendable],
+        ]
+        #expect(
+            RequestFactory.formEncoded(parameters)
+                == "big=18446744073709551615&double=1.5&flag=true&int=-42&list=1&list=two&list=true&nested%5Ba%5D%5Bz%5D=1"
+                + "&nested%5Bb%5D=2&number=7&off=false&sub=x%2Fy&text=a%20b%26c")
+        #expect(RequestFactory.formEncoded([:]).isEmpty)
+    }
+
     @Test func jsonBodyWithContentType() throws {
         let request = try RequestFactory.make(.post, "http://host/p", parameters: ["n": 1, "s": "t"]).get()
         #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
