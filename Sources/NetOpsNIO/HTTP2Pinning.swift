@@ -20,21 +20,6 @@ import NIOPosix
 /// requests to a loop would make AsyncHTTPClient open connections for each loop past the
 /// pool's limit. An answer over HTTP/1.x to a pinned request unpins the origin again.
 final class HTTP2Pinning: Sendable {
-    /// An origin, as AsyncHTTPClient pools its connections.
-    struct Origin: Hashable, Sendable {
-        let scheme: String
-        let host: String
-        let port: Int
-
-        /// The origin of `url`; nil without a host.
-        init?(_ url: URL) {
-            guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-            self.scheme = scheme
-            self.host = host
-            self.port = url.port ?? (scheme == "https" ? 443 : 80)
-        }
-    }
-
     private let known = NIOLockedValueBox<Set<Origin>>([])
 
     /// Whether requests to `origin` run on one loop each.
@@ -62,7 +47,7 @@ final class HTTP2Pinning: Sendable {
 /// What a transfer's delegate reports about the protocol its origin answered with.
 struct HTTP2Watch: Sendable {
     let pinning: HTTP2Pinning
-    let origin: HTTP2Pinning.Origin
+    let origin: Origin
     /// Whether the request was started as one to an HTTP/2 origin.
     let pinned: Bool
 

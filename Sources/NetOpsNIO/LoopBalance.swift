@@ -27,7 +27,7 @@ final class LoopBalance: Sendable {
     /// Requests in flight per origin, one count per loop. An origin with none keeps its counts
     /// (a request at a time would make and drop them each time) until more than
     /// `idleOriginsKept` origins are known; then those with none are dropped.
-    private let inFlight = NIOLockedValueBox<[HTTP2Pinning.Origin: [Int]]>([:])
+    private let inFlight = NIOLockedValueBox<[Origin: [Int]]>([:])
     private static let idleOriginsKept = 64
 
     init(group: MultiThreadedEventLoopGroup = .singleton) {
@@ -36,14 +36,14 @@ final class LoopBalance: Sendable {
 
     /// A claim on one loop for one request, given back when the request ends.
     struct Claim: Sendable {
-        let origin: HTTP2Pinning.Origin
+        let origin: Origin
         let index: Int
         let loop: any EventLoop
     }
 
     /// Claims the loop a request to `origin` should prefer: the current loop when the request
     /// starts on one, else the origin's loop with the fewest requests in flight.
-    func claim(_ origin: HTTP2Pinning.Origin) -> Claim {
+    func claim(_ origin: Origin) -> Claim {
         let current = MultiThreadedEventLoopGroup.currentEventLoop
         let index = inFlight.withLockedValue { counts -> Int in
             if counts[origin] == nil {
@@ -71,7 +71,7 @@ final class LoopBalance: Sendable {
     }
 
     /// Requests in flight to `origin` on each loop (for tests).
-    func counts(_ origin: HTTP2Pinning.Origin) -> [Int] {
+    func counts(_ origin: Origin) -> [Int] {
         inFlight.withLockedValue { $0[origin] ?? Array(repeating: 0, count: loops.count) }
     }
 

@@ -170,12 +170,11 @@ final class NIOEngine: TransferEngine {
     func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let transport = events.transport
         let (chosenClient, key) = client(for: request.url, transport: transport)
+        let origin = request.url.flatMap(Origin.init)
         // A request that may go over HTTP/2 watches which protocol its origin answers with.
         let watch =
             key.http2
-            ? request.url.flatMap(HTTP2Pinning.Origin.init).map { origin in
-                HTTP2Watch(pinning: http2Pinning, origin: origin, pinned: http2Pinning.pins(origin))
-            } : nil
+            ? origin.map { origin in HTTP2Watch(pinning: http2Pinning, origin: origin, pinned: http2Pinning.pins(origin)) } : nil
         let delegate = NIOTransferDelegate(
             events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
             completesOnEventLoop: completionDelivery == .eventLoop,
@@ -198,7 +197,7 @@ final class NIOEngine: TransferEngine {
         }
         // HTTP/2 origins known as such run pinned to a loop; the others prefer a balanced one.
         let pinned = watch?.pinned == true
-        let claim = pinned ? nil : request.url.flatMap(HTTP2Pinning.Origin.init).map(loopBalance.claim)
+        let claim = pinned ? nil : origin.map(loopBalance.claim)
         if let claim { delegate.hold(claim, of: loopBalance) }
         let preference = claim.map { .delegate(on: $0.loop) } ?? HTTP2Pinning.preference(pinned: pinned)
         let task = chosenClient.execute(request: built, delegate: delegate, eventLoop: preference, deadline: nil, logger: nil)

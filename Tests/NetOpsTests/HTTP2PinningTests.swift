@@ -8,18 +8,18 @@ import Testing
 /// an origin is pinned once it answered over HTTP/2 and unpinned by an answer over HTTP/1.x.
 struct HTTP2PinningTests {
     @Test func anOriginIsSchemeHostAndPortWithDefaultPorts() throws {
-        let origin = try #require(HTTP2Pinning.Origin(URL(string: "https://API.Example.com/v1/users?page=2")!))
-        #expect(origin == HTTP2Pinning.Origin(URL(string: "https://api.example.com:443/other")!))
-        #expect(origin != HTTP2Pinning.Origin(URL(string: "https://api.example.com:8443/v1")!))
-        #expect(origin != HTTP2Pinning.Origin(URL(string: "http://api.example.com/v1")!))
-        #expect(HTTP2Pinning.Origin(URL(string: "http://api.example.com/")!)?.port == 80)
-        #expect(HTTP2Pinning.Origin(URL(string: "file:///tmp/x")!) == nil)
+        let origin = try #require(Origin(URL(string: "https://API.Example.com/v1/users?page=2")!))
+        #expect(origin == Origin(URL(string: "https://api.example.com:443/other")!))
+        #expect(origin != Origin(URL(string: "https://api.example.com:8443/v1")!))
+        #expect(origin != Origin(URL(string: "http://api.example.com/v1")!))
+        #expect(Origin(URL(string: "http://api.example.com/")!)?.port == 80)
+        #expect(Origin(URL(string: "file:///tmp/x")!) == nil)
     }
 
     @Test func anAnswerOverHTTP2PinsAndAnAnswerOverHTTP1Unpins() throws {
         let pinning = HTTP2Pinning()
-        let origin = try #require(HTTP2Pinning.Origin(URL(string: "https://api.example.com/")!))
-        let other = try #require(HTTP2Pinning.Origin(URL(string: "https://other.example.com/")!))
+        let origin = try #require(Origin(URL(string: "https://api.example.com/")!))
+        let other = try #require(Origin(URL(string: "https://other.example.com/")!))
         #expect(!pinning.pins(origin))
         // Unknown: the request ran unpinned; ALPN chose HTTP/2.
         HTTP2Watch(pinning: pinning, origin: origin, pinned: false).observe(.http2)

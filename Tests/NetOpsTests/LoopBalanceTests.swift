@@ -11,13 +11,13 @@ import Testing
 /// loop with the fewest requests in flight, so that one request at a time stays on its one
 /// connection's loop and a load spreads evenly; every claim is given back when its request ends.
 struct LoopBalanceTests {
-    private static let origin = HTTP2Pinning.Origin(URL(string: "http://api.example.com/")!)!
+    private static let origin = Origin(URL(string: "http://api.example.com/")!)!
 
     @Test func theLeastBusyLoopIsClaimedTiesGoingToTheFirst() {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 3)
         defer { try? group.syncShutdownGracefully() }
         let balance = LoopBalance(group: group)
-        let other = HTTP2Pinning.Origin(URL(string: "http://other.example.com/")!)!
+        let other = Origin(URL(string: "http://other.example.com/")!)!
 
         let first = balance.claim(Self.origin)
         #expect(first.index == 0)
@@ -43,7 +43,7 @@ struct LoopBalanceTests {
         let balance = LoopBalance()
         let busy = balance.claim(Self.origin)
         for host in 0..<200 {
-            let claim = balance.claim(HTTP2Pinning.Origin(URL(string: "http://host\(host).example.com/")!)!)
+            let claim = balance.claim(Origin(URL(string: "http://host\(host).example.com/")!)!)
             balance.release(claim)
         }
         #expect(balance.originCount <= 65, "at most 64 idle origins kept besides the busy one")
@@ -72,7 +72,7 @@ struct LoopBalanceTests {
         let session = NetworkSession.nio(configuration: configuration)
         let engine = try #require(session.engine as? NIOEngine)
         let url = try await TestServer.url("json")
-        let origin = try #require(HTTP2Pinning.Origin(url))
+        let origin = try #require(Origin(url))
         let loops = Locked<[ObjectIdentifier]>([])
         for _ in 0..<20 {
             let operation = DTO.get(url)
@@ -97,7 +97,7 @@ struct LoopBalanceTests {
         let session = NetworkSession.nio(configuration: configuration)
         let engine = try #require(session.engine as? NIOEngine)
         let url = try await TestServer.url("delay?seconds=0.3")
-        let origin = try #require(HTTP2Pinning.Origin(url))
+        let origin = try #require(Origin(url))
         let operations = (0..<8).map { _ in
             let operation = DTO.get(url)
             operation.privateSession = session
@@ -117,7 +117,7 @@ struct LoopBalanceTests {
         let refused = DTO.get(URL(string: "http://127.0.0.1:1/json")!)
         refused.privateSession = session
         await #expect(throws: NetOpsError.self) { try await refused.run() }
-        let refusedOrigin = try #require(HTTP2Pinning.Origin(URL(string: "http://127.0.0.1:1/")!))
+        let refusedOrigin = try #require(Origin(URL(string: "http://127.0.0.1:1/")!))
         #expect(engine.loopBalance.counts(refusedOrigin).allSatisfy { $0 == 0 })
         try await session.shutdownNIOEngine()
     }
