@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
