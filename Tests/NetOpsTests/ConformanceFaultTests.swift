@@ -70,6 +70,25 @@ struct ConformanceFaultTests {
         #expect(operation.response == nil)
     }
 
+    /// libcurl's texts, as FoundationNetworking passes them on with code -1, read as the NIO
+    /// engine reads the same failures.
+    @Test(arguments: [
+        ("Empty reply from server", "connectionLost"), ("Connection died, tried 5 times before giving up", "connectionLost"),
+        ("Recv failure: Connection reset by peer", "connectionLost"), ("SSL certificate problem: unable to get local issuer", "tls"),
+        ("something else entirely", "other"),
+    ])
+    func curlsTextsAreReadAsTheNIOEngineReadsTheSameFailures(_ text: String, _ kind: String) {
+        let error = URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: text])
+        let read: String
+        switch SessionDelegateRouter.failure(from: error) {
+        case .connectionLost: read = "connectionLost"
+        case .tls: read = "tls"
+        case .other: read = "other"
+        default: read = "something else"
+        }
+        #expect(read == kind, "\(text)")
+    }
+
     @Test(arguments: TestEngine.allCases)
     func serverClosesMidBody(_ engine: TestEngine) async throws {
         let (operation, _) = try await Self.operation(.closeMidBody, on: engine)

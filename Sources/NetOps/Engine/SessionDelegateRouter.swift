@@ -329,9 +329,11 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     private static let curlConnectFailures = ["Couldn't connect to server", "Could not resolve host", "Couldn't resolve host"]
     /// libcurl's texts for a response whose framing broke (FoundationNetworking reports them with
     /// code -1): the same failure the NIO engine's HTTP parser reports as a lost connection.
+    /// "Connection died" is libcurl giving up after the connections it retried on closed before
+    /// an answer (a server that closes before the headers, under load, reads so).
     private static let curlFramingFailures = [
         "transfer closed with", "chunked-encoding", "Content-Length", "Empty reply from server", "Weird server reply",
-        "Recv failure", "Received HTTP/0.9", "Unsupported HTTP version", "Header without colon",
+        "Recv failure", "Received HTTP/0.9", "Unsupported HTTP version", "Header without colon", "Connection died",
     ]
     /// libcurl's texts for a failed TLS handshake or certificate check, when FoundationNetworking
     /// passes them on without a TLS code.
