@@ -9,8 +9,12 @@ import Dispatch
 /// does not touch the timer; an operation that ends leaves the table and the timer fires early,
 /// finds nothing due and re-arms for what is left. Operations are told outside the lock.
 package final class DeadlineScheduler: @unchecked Sendable {
+    /// An operation's deadline. The operation is held strongly: a weak reference would give
+    /// every operation a side table, which makes each of its retains and releases (a hundred per
+    /// request) take the slow path. An entry leaves when its run ends (`disarm`) or its deadline
+    /// fires, so it keeps an operation no longer than that.
     private struct Entry {
-        weak var operation: BaseOperation?
+        let operation: BaseOperation
         var attempt: UInt64
         var deadline: DispatchTime
     }
@@ -36,7 +40,7 @@ package final class DeadlineScheduler: @unchecked Sendable {
     package func arm(_ operation: BaseOperation, attempt: UInt64, at deadline: DispatchTime) {
         state.withLock { state in
             let key = ObjectIdentifier(operation)
-            if let existing = state.entries[key], existing.attempt > attempt, existing.operation != nil { return }
+            if let existing = state.entries[key], existing.attempt > attempt { return }
             state.entries[key] = Entry(operation: operation, attempt: attempt, deadline: deadline)
             if let armedFor = state.armedFor, armedFor <= deadline { return }
             schedule(&state, at: deadline)
@@ -83,12 +87,8 @@ package final class DeadlineScheduler: @unchecked Sendable {
             var gone: [ObjectIdentifier] = []
             var next: DispatchTime?
             for (key, entry) in state.entries {
-                guard let operation = entry.operation else {
-                    gone.append(key)
-                    continue
-                }
                 if entry.deadline <= now {
-                    due.append((operation, entry.attempt))
+                    due.append((entry.operation, entry.attempt))
                     gone.append(key)
                 } else if next.map({ entry.deadline < $0 }) ?? true {
                     next = entry.deadline
