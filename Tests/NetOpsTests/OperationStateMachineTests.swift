@@ -127,9 +127,12 @@ struct OperationStateMachineTests {
     /// A run lives in `.running` only, and the run a resumption or replay brings replaces the
     /// one before; the error is the one of the event that ended the machine, and no later event
     /// changes it.
-    /// The run in progress, read the way operations read it.
+    /// The run in progress, read the way operations read it; the number kept beside the state
+    /// (`runNumber`, what operations compare events against) must name that same run.
     static func run(of machine: Machine) -> Int? {
-        machine.withRun { copy $0 }
+        let run = machine.withRun { copy $0 }
+        #expect(machine.runNumber == run.map(UInt64.init))
+        return run
     }
 
     @Test func statesCarryTheirRunAndTheirFailure() {
@@ -209,4 +212,10 @@ struct OperationStateMachineTests {
         #expect(OperationState.failedFinished.isFinishedOrCancelled)
         #expect(Set(OperationState.allCases.map(\.description)).count == OperationState.allCases.count)
     }
+}
+
+/// The tests' runs are plain numbers.
+extension Int: MachineRun {
+    /// The run itself.
+    public var number: UInt64 { UInt64(self) }
 }

@@ -29,7 +29,7 @@ extension GroupOperation {
     @discardableResult
     public func resume() -> Bool {
         let resumed = storage.withLock { storage -> Bool in
-            guard storage.machine.resume(()) != .none else { return false }
+            guard storage.machine.resume(GroupRun()) != .none else { return false }
             scope.setSuspended(false)
             return true
         }

@@ -47,7 +47,12 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
 
     /// A group's machine: a run carries nothing (the body is the group's one run), its end the
     /// error the group failed with.
-    typealias Machine = OperationStateMachine<Void, any Error>
+    typealias Machine = OperationStateMachine<GroupRun, any Error>
+
+    /// A group's run: it carries nothing, and there is only ever the one.
+    struct GroupRun: MachineRun {
+        var number: UInt64 { 0 }
+    }
 
     /// The mutable part of a group.
     struct Storage {
@@ -147,7 +152,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             let before = storage.machine.snapshot
             // On a suspended group `start()` resumes: the body is already running.
             if before.phase == .suspended { return (before, before, nil) }
-            let action = storage.machine.start(())
+            let action = storage.machine.start(GroupRun())
             guard action == .beginTransfer else { return (before, storage.machine.snapshot, nil) }
             return (before, storage.machine.snapshot, storage.body)
         }
@@ -315,7 +320,7 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
             // cancelled): the group ends all the same, and lets go of its members' suspension.
             let wasSuspended = storage.machine.phase == .suspended
             if wasSuspended {
-                _ = storage.machine.resume(())
+                _ = storage.machine.resume(GroupRun())
                 scope.setSuspended(false)
             }
             let before = storage.machine.snapshot

@@ -31,7 +31,7 @@ extension BaseOperation {
         }
         guard let frozen = storage.frozen else { return .failure(NetOpsError(.cancelled, url: url)) }
         if firstRun, let refusal = frozen.runSlotRefusal { return .failure(refusal) }
-        guard let number = machine.withRun({ $0.number }) else {
+        guard let number = machine.runNumber else {
             return .failure(NetOpsError(.cancelled, url: url))
         }
 

@@ -442,7 +442,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
 
     /// True when events of the run numbered `number` still matter. Call with the lock held.
     func isCurrent(_ number: UInt64) -> Bool {
-        machine.withRun { $0.number == number } ?? false
+        machine.runNumber == number
     }
 
     func recordPostedFinished() {

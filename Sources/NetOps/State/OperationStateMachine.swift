@@ -23,7 +23,7 @@
 ///   `isFinished` and the queue lets go of the operation.
 /// - A parked (postponed) operation cancelled while its replay is being decided: `cancel()`
 ///   moves it out of `.postponed`, so the late `replay()` does nothing.
-package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable {
+package struct OperationStateMachine<Run: MachineRun, Failure: Sendable>: Sendable {
     /// The machine's states, each with the data it needs; `state` maps them to the public
     /// `OperationState`.
     package enum State: Sendable {
@@ -75,6 +75,10 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// The current state without its data, and as callers see it.
     package private(set) var snapshot = LifecycleSnapshot(phase: .idle, state: .readyToStart)
 
+    /// The number of the run in progress; nil unless `.running`. Kept beside the state, so the
+    /// question every transfer event asks (is it from the current run?) copies no run.
+    package private(set) var runNumber: UInt64?
+
     /// Takes the run that the last event ended, if it ended one: its transfer to stop, its
     /// timer to cancel, its deadline to forget.
     package mutating func takeEndedRun() -> Run? {
@@ -91,6 +95,7 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
     /// Moves to `next` and notes its snapshot (read often, so reading it copies nothing).
     private mutating func set(_ next: State) {
         snapshot = LifecycleSnapshot(phase: Self.phase(of: next), state: Self.state(of: next))
+        if case let .running(run) = next { runNumber = run.number } else { runNumber = nil }
         current = next
     }
 
@@ -144,7 +149,10 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
         guard case var .running(run) = current else { return nil }
         // Out of the enum while it changes, so the payload is not copied on write.
         current = .idle
-        defer { current = .running(run) }
+        defer {
+            runNumber = run.number
+            current = .running(run)
+        }
         return body(&run)
     }
 
@@ -252,6 +260,13 @@ package struct OperationStateMachine<Run: Sendable, Failure: Sendable>: Sendable
             return .none
         }
     }
+}
+
+/// What an operation machine runs: numbered, so that an event of an earlier run is told from
+/// one of the current run without copying the run out of the state.
+package protocol MachineRun: Sendable {
+    /// The run's number, unique among its operation's runs.
+    var number: UInt64 { get }
 }
 
 /// An operation machine's state without its data, to compare and to switch on cheaply.

@@ -7,7 +7,7 @@ import Dispatch
 /// Unchecked: it lives in its operation's machine, read and changed under the operation's lock
 /// only; its one non-`Sendable` part, the retry timer, is a dispatch source, safe to cancel
 /// from any thread.
-struct TransferRun: @unchecked Sendable {
+struct TransferRun: MachineRun, @unchecked Sendable {
     /// The number this run's events carry; events with another number are stale and ignored.
     let number: UInt64
     /// When the run began (time suspended before it is counted in `workedSeconds`).
