@@ -106,8 +106,8 @@ extension BaseOperation {
     /// The statuses that count as success; others end the operation `.failedFinished` with
     /// `.httpStatus` (the body is still available). Default: 200–299.
     public var acceptableStatusCodes: Set<Int> {
-        get { withLock { storage.settings.acceptableStatusCodes } }
-        set { updateSettings { settings in settings.acceptableStatusCodes = newValue } }
+        get { withLock { storage.settings.acceptableStatusCodes.codes } }
+        set { updateSettings { settings in settings.acceptableStatusCodes = .chosen(newValue) } }
     }
 
     /// The request as the operation will send it (before any `Range` header of a resumption).

@@ -143,7 +143,7 @@ extension BaseOperation {
         /// The settings the operation's maker set, which its session's options do not replace.
         var overrides: Overrides = []
         var followsRedirects = true
-        var acceptableStatusCodes = BaseOperation.successStatusCodes
+        var acceptableStatusCodes = AcceptedStatusCodes.successful
         var idleTimeout: TimeInterval
         var totalTimeout: TimeInterval?
         var maximumResponseBodyBytes: Int64? = BaseOperation.defaultMaximumResponseBodyBytes
@@ -305,6 +305,29 @@ extension BaseOperation {
 
         init(_ value: Any?) {
             self.value = value
+        }
+    }
+}
+
+/// The status codes an operation accepts: the 2xx range unless its maker chose others. The
+/// default is a range, not a shared `Set`: copying an operation's settings then retains nothing
+/// that every operation of the process retains too (a reference count all cores would write).
+enum AcceptedStatusCodes: Sendable {
+    case successful
+    case chosen(Set<Int>)
+
+    func contains(_ code: Int) -> Bool {
+        switch self {
+        case .successful: return (200..<300).contains(code)
+        case let .chosen(codes): return codes.contains(code)
+        }
+    }
+
+    /// The codes as a set, as `acceptableStatusCodes` gives them.
+    var codes: Set<Int> {
+        switch self {
+        case .successful: return BaseOperation.successStatusCodes
+        case let .chosen(codes): return codes
         }
     }
 }
