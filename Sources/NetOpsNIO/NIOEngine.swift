@@ -7,6 +7,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NetOps
+import Synchronization
 import Tracing
 
 #if canImport(FoundationNetworking)
@@ -47,7 +48,9 @@ final class NIOEngine: TransferEngine {
     /// Whether redirects are followed at all, and how many at most.
     private let followsRedirects: Bool
     let maximumRedirects: Int
-    private let shutDown = NIOLockedValueBox(false)
+    /// Set once by `shutdown()`. An atomic, not a lock: every transfer reads it twice, from
+    /// whichever thread starts it, and a lock's word would move between the cores each time.
+    private let shutDown = Atomic<Bool>(false)
     /// The unverifying TLS settings transfers used so far: each is warned of once.
     private let insecureSettingsSeen = NIOLockedValueBox<Set<ObjectIdentifier>>([])
 
@@ -104,7 +107,7 @@ final class NIOEngine: TransferEngine {
     deinit {
         // A dropped session still releases its connections (AsyncHTTPClient traps in debug
         // builds when a running client is deallocated).
-        if !shutDown.withLockedValue({ $0 }) {
+        if !shutDown.load(ordering: .sequentiallyConsistent) {
             client.shutdown { _ in }
             for other in otherClients.withLockedValue({ Array($0.values) }) { other.shutdown { _ in } }
         }
@@ -112,10 +115,7 @@ final class NIOEngine: TransferEngine {
 
     /// Closes every connection and shuts the clients down; later transfers fail at once.
     func shutdown() async throws {
-        let first = shutDown.withLockedValue { done -> Bool in
-            defer { done = true }
-            return !done
-        }
+        let first = !shutDown.exchange(true, ordering: .sequentiallyConsistent)
         guard first else { return }
         // Read after the flag: no other client is made once the flag shows (`client(for:)`).
         let others = otherClients.withLockedValue { Array($0.values) }
@@ -156,7 +156,7 @@ final class NIOEngine: TransferEngine {
         }
         spare?.shutdown { _ in }
         // A shutdown that read the slot before this transfer filled it would leave it running.
-        if spare == nil, shutDown.withLockedValue({ $0 }) { chosen.shutdown { _ in } }
+        if spare == nil, shutDown.load(ordering: .sequentiallyConsistent) { chosen.shutdown { _ in } }
         return (chosen, key)
     }
 
@@ -191,7 +191,7 @@ final class NIOEngine: TransferEngine {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
             return
         }
-        if shutDown.withLockedValue({ $0 }) {
+        if shutDown.load(ordering: .sequentiallyConsistent) {
             delegate.failBeforeStart(.cannotConnect("the NIO engine of this session was shut down"))
             return
         }
@@ -204,7 +204,7 @@ final class NIOEngine: TransferEngine {
         // The delegate watches the task's future from its first callback on. A client shut down
         // since the check above fails the task before any callback, without telling the
         // delegate: `shutdown()` sets the flag before it shuts the client down, so it shows here.
-        if shutDown.withLockedValue({ $0 }) {
+        if shutDown.load(ordering: .sequentiallyConsistent) {
             task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         }
         if !handle.attach(task) { task.cancel() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -36,7 +37,9 @@ final class URLSessionEngine: TransferEngine {
     private let environmentProxies = EnvironmentProxies(ProcessInfo.processInfo.environment)
     /// Set by `shutdown()`: later transfers fail at once (a task made on an invalidated
     /// URLSession would stop the process).
-    private let shutDown = Locked(false)
+    /// Set once by `shutdown()`. An atomic, not a lock: every transfer reads it, from whichever
+    /// thread starts it, and a lock's word would move between the cores each time.
+    private let shutDown = Atomic<Bool>(false)
 
     /// An engine with its own URLSession made from `configuration`, fetching downloads in
     /// segments of `segmentLength` bytes (nil: in one request); a body of unannounced encoded
@@ -71,7 +74,7 @@ final class URLSessionEngine: TransferEngine {
 
     func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
-        if shutDown.withLock({ $0 }) {
+        if shutDown.load(ordering: .sequentiallyConsistent) {
             callbackQueue.async { events.transferDidComplete(failure: .cannotConnect("the URLSession engine of this session was shut down")) }
             return NoTransferHandle()
         }
@@ -183,11 +186,7 @@ final class URLSessionEngine: TransferEngine {
     /// Cancels the transfers still running and invalidates the URLSession; later transfers
     /// fail at once. Calling it again does nothing.
     func shutdown() async throws {
-        let first = shutDown.withLock { done -> Bool in
-            defer { done = true }
-            return !done
-        }
-        guard first else { return }
+        guard !shutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
         session.invalidateAndCancel()
     }
 
@@ -195,7 +194,7 @@ final class URLSessionEngine: TransferEngine {
     /// in it) invalidates its URLSession, which would otherwise keep its delegate and libcurl's
     /// handles for the life of the process.
     deinit {
-        if !shutDown.withLock({ $0 }) { session.finishTasksAndInvalidate() }
+        if !shutDown.load(ordering: .sequentiallyConsistent) { session.finishTasksAndInvalidate() }
     }
 }
 
