@@ -1,7 +1,9 @@
-// `instruction-probe VARIANT COUNT URL`: sends COUNT small GETs to URL one after another through
-// one variant of `apilayer bench engines` (nio-operation, nio-operation-loop, raw-ahc) and
-// exits; raw-ahc-decompressing is raw AsyncHTTPClient set to decode gzip and deflate as the NIO
-// engine is (its pipeline then carries the decompression handler and offers Accept-Encoding);
+// `instruction-probe VARIANT COUNT URL [CONCURRENCY]`: sends COUNT small GETs to URL one after
+// another through one variant of `apilayer bench engines` (nio-operation, nio-operation-loop,
+// raw-ahc) and exits; nio-run and raw-ahc-async send them from CONCURRENCY tasks when it is
+// given (the load of `bench engines` at c=N). raw-ahc-decompressing is raw AsyncHTTPClient set
+// to decode gzip and deflate as the NIO engine is (its pipeline then carries the decompression
+// handler and offers Accept-Encoding);
 // raw-ahc-untraced is raw AsyncHTTPClient without its per-request span, as the NIO engine runs it
 // (`NIOEngineConfiguration.makesClientSpans` false); nio-run (an awaited operation) and
 // raw-ahc-async (AsyncHTTPClient's execute(_:timeout:) and the body collected) are the awaited
@@ -25,9 +27,11 @@ import Templater
 import Tracing
 
 let arguments = CommandLine.arguments
-guard arguments.count == 4, let count = Int(arguments[2]), let url = URL(string: arguments[3]) else {
+guard arguments.count == 4 || arguments.count == 5, let count = Int(arguments[2]), let url = URL(string: arguments[3]),
+    let concurrency = arguments.count == 5 ? Int(arguments[4]) : 1, concurrency >= 1
+else {
     let variants = "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-decompressing|raw-ahc-untraced|api-revalidated|api-full"
-    FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL\n".utf8))
+    FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL [CONCURRENCY]\n".utf8))
     exit(2)
 }
 let variant = arguments[1]
@@ -122,8 +126,39 @@ func sendOne() -> Bool {
     return succeeded.withLock { $0 }
 }
 
+/// Sends `count` requests of an awaited variant from `concurrency` tasks, each awaiting its
+/// requests one after another: the load `bench engines` puts on at c=N.
+func sendConcurrently() -> Int {
+    let done = DispatchSemaphore(value: 0)
+    let failed = Locked(0)
+    for task in 0..<concurrency {
+        Task {
+            for _ in stride(from: task, to: count, by: concurrency) {
+                var succeeded = false
+                if variant == "nio-run" {
+                    let operation = DTO.get(url)
+                    operation.privateSession = session
+                    succeeded = (try? await operation.run()) != nil
+                } else if let response = try? await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30)),
+                    (try? await response.body.collect(upTo: 1 << 20)) != nil
+                {
+                    succeeded = response.status == .ok
+                }
+                if !succeeded { failed.withLock { $0 += 1 } }
+            }
+            done.signal()
+        }
+    }
+    for _ in 0..<concurrency { done.wait() }
+    return failed.withLock { $0 }
+}
+
 var failures = 0
-for _ in 0..<count where !sendOne() { failures += 1 }
+if concurrency > 1, variant == "nio-run" || variant == "raw-ahc-async" {
+    failures = sendConcurrently()
+} else {
+    for _ in 0..<count where !sendOne() { failures += 1 }
+}
 try? client.syncShutdown()
 print("\(variant): \(count) requests, \(failures) failed")
 exit(failures == 0 ? 0 : 1)

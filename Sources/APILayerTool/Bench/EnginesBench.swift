@@ -39,7 +39,7 @@ struct EnginesBench: AsyncParsableCommand {
     @Option(
         name: .customLong("only"),
         help:
-            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing, raw-ahc-untraced, raw-ahc-async, nio-run) at --concurrency, for profiling."
+            "Run only this variant (nio-operation, nio-operation-loop, raw-ahc, raw-ahc-dispatch, urlsession-operation, raw-urlsession, raw-ahc-decompressing, raw-ahc-untraced, raw-ahc-async, nio-run, raw-ahc-delegate-async) at --concurrency, for profiling; several, separated by commas, are measured in turn round by round."
     )
     var onlyVariant: String?
 
@@ -130,19 +130,44 @@ struct EnginesBench: AsyncParsableCommand {
                 operation.privateSession = nioSession
                 _ = try? await operation.run()
             },
+            // AsyncHTTPClient's delegate API awaited, the API the NIO engine is built on.
+            EngineVariant(name: "raw-ahc-delegate-async") {
+                if let request = try? HTTPClient.Request(url: smallURL) {
+                    _ = await RawCollectingDelegate.get(ahc, request)
+                }
+            },
         ]
 
         if let onlyVariant {
-            guard let variant = variants.first(where: { $0.name == onlyVariant }) else {
-                throw ValidationError("no variant named \(onlyVariant)")
+            // One variant, or several separated by commas measured in turn round by round (an
+            // A/B comparison that drift in the machine's load hits alike).
+            let chosen = try onlyVariant.split(separator: ",").map { name in
+                guard let variant = variants.first(where: { $0.name == name }) else {
+                    throw ValidationError("no variant named \(name)")
+                }
+                return variant
             }
-            _ = await variant.round(count: 200, concurrency: concurrency)
+            for variant in chosen { _ = await variant.round(count: 200, concurrency: concurrency) }
+            var totals = Array(repeating: (requests: 0.0, cpu: 0.0, seconds: 0.0), count: chosen.count)
             for _ in 0..<rounds {
-                let result = await variant.round(count: requests, concurrency: concurrency)
-                print(
-                    String(
-                        format: "%@ c=%d: %.0f req/s, %.3f ms CPU per request", onlyVariant, concurrency, result.requestsPerSecond,
-                        result.cpuMillisecondsPerRequest))
+                for (index, variant) in chosen.enumerated() {
+                    let result = await variant.round(count: requests, concurrency: concurrency)
+                    totals[index].cpu += result.cpuMillisecondsPerRequest * Double(requests)
+                    totals[index].seconds += Double(requests) / result.requestsPerSecond
+                    totals[index].requests += Double(requests)
+                    print(
+                        String(
+                            format: "%@ c=%d: %.0f req/s, %.3f ms CPU per request", variant.name, concurrency, result.requestsPerSecond,
+                            result.cpuMillisecondsPerRequest))
+                }
+            }
+            if chosen.count > 1 {
+                for (variant, total) in zip(chosen, totals) {
+                    print(
+                        String(
+                            format: "all rounds, %@ c=%d: %.0f req/s, %.4f ms CPU per request", variant.name, concurrency,
+                            total.requests / total.seconds, total.cpu / total.requests))
+                }
             }
             rawURLSession.invalidateAndCancel()
             try await ahc.shutdown()
@@ -166,8 +191,8 @@ struct EnginesBench: AsyncParsableCommand {
                             format: "  %2d  %8.0f  %6.3f  %6.3f  %6.3f", concurrency,
                             result.requestsPerSecond, result.p50Milliseconds, result.p99Milliseconds, result.cpuMillisecondsPerRequest))
             }
-            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding, rawAHCUntraced, rawAHCAsync, nioRun) = (
-                results[0], results[1], results[2], results[3], results[5], results[6], results[7], results[8], results[9]
+            let (nio, nioLoop, rawAHC, rawAHCDispatch, rawURL, rawAHCDecoding, rawAHCUntraced, rawAHCAsync, nioRun, rawAHCDelegate) = (
+                results[0], results[1], results[2], results[3], results[5], results[6], results[7], results[8], results[9], results[10]
             )
             figures.append(
                 BenchFigure(
@@ -177,6 +202,10 @@ struct EnginesBench: AsyncParsableCommand {
                 BenchFigure(
                     name: "nio-run-vs-ahc-async-c\(concurrency)", value: nioRun.requestsPerSecond,
                     baseline: rawAHCAsync.requestsPerSecond, unit: "req/s", target: ">= 1.0"))
+            figures.append(
+                BenchFigure(
+                    name: "ahc-delegate-vs-async-c\(concurrency)", value: rawAHCDelegate.requestsPerSecond,
+                    baseline: rawAHCAsync.requestsPerSecond, unit: "req/s", target: nil))
             figures.append(
                 BenchFigure(
                     name: "nio-vs-ahc-c\(concurrency)", value: nio.requestsPerSecond,
@@ -253,6 +282,9 @@ struct EnginesBench: AsyncParsableCommand {
         notes.append("server: \(server.label); \(requests) requests per round, \(rounds) interleaved rounds, medians")
         notes.append(
             "nio-run = an awaited DataTaskOperation (run()) on the NIO engine, default configuration, from \(requests) requests spread over N tasks; raw-ahc-async = AsyncHTTPClient's execute(_:timeout:) + body.collect(upTo:) from the same tasks"
+        )
+        notes.append(
+            "ahc-delegate-vs-async = AsyncHTTPClient's delegate API (the one the NIO engine is built on: execute(request:delegate:), the future awaited) / its async API, from the same tasks"
         )
         notes.append(
             "nio-cpu-per-request-c64 = CPU per request of nio-run / raw-ahc-async; nio-completion-cpu-per-request-c64 = the completion-handler path / raw AsyncHTTPClient futures"

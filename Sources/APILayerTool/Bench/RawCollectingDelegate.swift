@@ -1,0 +1,30 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+
+/// The smallest `HTTPClientResponseDelegate` an awaited request needs: it keeps the body's
+/// bytes and resumes a continuation at the end. Measures what AsyncHTTPClient's delegate API
+/// costs an awaited request (its `RequestBag`, generic over a delegate from another module)
+/// against its async API (`Transaction`).
+final class RawCollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
+    typealias Response = Int
+    private var bytes = 0
+    private var status = 0
+
+    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        status = Int(head.status.code)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        bytes += buffer.readableBytes
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { status }
+
+    /// Sends `request` and waits for its end.
+    static func get(_ client: HTTPClient, _ request: HTTPClient.Request) async -> Int? {
+        try? await client.execute(request: request, delegate: RawCollectingDelegate()).futureResult.get()
+    }
+}
