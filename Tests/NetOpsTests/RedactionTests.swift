@@ -54,6 +54,21 @@ struct RedactionTests {
         #expect(Redaction(parameters: ["pin"]).isSecret(parameter: "PIN"))
     }
 
+    /// A redaction is a value: adding names makes a new one and leaves the first as it was;
+    /// equal names make equal redactions, one key in a set.
+    @Test func valueSemanticsAndEquality() {
+        let base = Redaction.standard
+        let more = base.adding(headers: ["X-Tenant-Key"], parameters: ["pin"])
+        #expect(!base.isSecret(header: "X-Tenant-Key") && !base.isSecret(parameter: "pin"))
+        #expect(more.isSecret(header: "x-tenant-key") && more.isSecret(parameter: "PIN"))
+        #expect(more.headerNames == base.headerNames.union(["x-tenant-key"]))
+        #expect(more.parameterKeys == base.parameterKeys.union(["pin"]))
+        #expect(Redaction() == Redaction.standard)
+        #expect(more != base)
+        #expect(more == Redaction(headers: ["x-tenant-key"], parameters: ["pin"]))
+        #expect(Set([Redaction(), .standard, more, Redaction(headers: ["X-Tenant-Key"], parameters: ["pin"])]).count == 2)
+    }
+
     @Test func bodies() {
         let form = Data("user=u&password=p%20w&user%5Bpassword%5D=x".utf8)
         #expect(

@@ -44,40 +44,75 @@ public struct Redaction: Sendable, Hashable {
     public static let textLimit = 8_192
 
     /// Header names whose values are secret, lowercased.
-    public private(set) var headerNames: Set<String>
+    public var headerNames: Set<String> { names.headerNames }
     /// Query, form and JSON keys whose values are secret, lowercased.
-    public private(set) var parameterKeys: Set<String>
-    /// `headerNames` and `parameterKeys` in the form names are compared in (see `normalized`).
-    private var headerForms: Set<String>
-    private var parameterForms: Set<String>
+    public var parameterKeys: Set<String> { names.parameterKeys }
+
+    /// The names, in one immutable object: a copy of a `Redaction` (each transfer carries one,
+    /// from the thread that starts it to the event loop that ends it) retains one object that
+    /// every transfer shares, not four sets.
+    private let names: Names
+
+    /// The secret names and the forms they are compared in (see `normalized`).
+    private final class Names: Sendable {
+        let headerNames: Set<String>
+        let parameterKeys: Set<String>
+        let headerForms: Set<String>
+        let parameterForms: Set<String>
+
+        init(headerNames: Set<String>, parameterKeys: Set<String>, headerForms: Set<String>, parameterForms: Set<String>) {
+            self.headerNames = headerNames
+            self.parameterKeys = parameterKeys
+            self.headerForms = headerForms
+            self.parameterForms = parameterForms
+        }
+    }
 
     /// The standard set plus `headers` and `parameters`.
     public init(headers: Set<String> = [], parameters: Set<String> = []) {
-        headerNames = Self.standardHeaders.union(headers.map { $0.lowercased() })
-        parameterKeys = Self.standardParameters.union(parameters.map { $0.lowercased() })
-        headerForms = Set(headerNames.map(Self.normalized))
-        parameterForms = Set(parameterKeys.map(Self.normalized))
+        let headerNames = Self.standardHeaders.union(headers.map { $0.lowercased() })
+        let parameterKeys = Self.standardParameters.union(parameters.map { $0.lowercased() })
+        names = Names(
+            headerNames: headerNames, parameterKeys: parameterKeys, headerForms: Set(headerNames.map(Self.normalized)),
+            parameterForms: Set(parameterKeys.map(Self.normalized)))
+    }
+
+    private init(names: Names) {
+        self.names = names
     }
 
     /// This set with more names added.
     public func adding(headers: Set<String> = [], parameters: Set<String> = []) -> Redaction {
-        var copy = self
-        copy.headerNames.formUnion(headers.map { $0.lowercased() })
-        copy.parameterKeys.formUnion(parameters.map { $0.lowercased() })
-        copy.headerForms.formUnion(headers.map(Self.normalized))
-        copy.parameterForms.formUnion(parameters.map(Self.normalized))
-        return copy
+        Redaction(
+            names: Names(
+                headerNames: headerNames.union(headers.map { $0.lowercased() }),
+                parameterKeys: parameterKeys.union(parameters.map { $0.lowercased() }),
+                headerForms: names.headerForms.union(headers.map(Self.normalized)),
+                parameterForms: names.parameterForms.union(parameters.map(Self.normalized))))
+    }
+
+    /// Two redactions are equal when they treat the same names as secret.
+    public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
+        if lhs.names === rhs.names { return true }
+        return lhs.headerNames == rhs.headerNames && lhs.parameterKeys == rhs.parameterKeys
+            && lhs.names.headerForms == rhs.names.headerForms && lhs.names.parameterForms == rhs.names.parameterForms
+    }
+
+    /// Hashes the names treated as secret.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(headerNames)
+        hasher.combine(parameterKeys)
     }
 
     /// True when the header named `name` carries a secret.
     /// A header named like a secret parameter (`X-Refresh-Token`, `X-Client-Secret`) is secret too.
     public func isSecret(header name: String) -> Bool {
         let form = Self.normalized(name)
-        return Self.matches(form, headerForms) || Self.matches(form, parameterForms)
+        return Self.matches(form, names.headerForms) || Self.matches(form, names.parameterForms)
     }
 
     /// True when the parameter named `key` carries a secret.
-    public func isSecret(parameter key: String) -> Bool { Self.matches(Self.normalized(key), parameterForms) }
+    public func isSecret(parameter key: String) -> Bool { Self.matches(Self.normalized(key), names.parameterForms) }
 
     /// `value`, or the placeholder when the header `name` is secret.
     public func header(_ name: String, value: String) -> String {
@@ -226,7 +261,7 @@ public struct Redaction: Sendable, Hashable {
         if result.contains("\"") { result = redactingQuotedMembers(result) }
         if result.contains(":") {
             result = replacingValues(of: Self.headerLinePattern, in: result) { name in
-                Self.matches(Self.normalized(name), headerForms)
+                Self.matches(Self.normalized(name), names.headerForms)
             }
         }
         return result
