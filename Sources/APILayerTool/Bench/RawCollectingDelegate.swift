@@ -2,12 +2,16 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
-/// The smallest `HTTPClientResponseDelegate` an awaited request needs: it keeps the body's
-/// bytes and resumes a continuation at the end. Measures what AsyncHTTPClient's delegate API
-/// costs an awaited request (its `RequestBag`, generic over a delegate from another module)
-/// against its async API (`Transaction`).
+/// The smallest `HTTPClientResponseDelegate` an awaited request needs: it counts the body's
+/// bytes (reads each part, as `collect` does) and answers the status; the task's future, awaited,
+/// carries the end. Measures what AsyncHTTPClient's delegate API costs an awaited request (its
+/// `RequestBag`, generic over a delegate from another module) against its async API
+/// (`Transaction`).
+///
+/// Unchecked: AsyncHTTPClient calls a delegate on one event loop, one callback at a time.
 final class RawCollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
     typealias Response = Int
+    /// The body's length so far: each part is read, not dropped unseen.
     private var bytes = 0
     private var status = 0
 

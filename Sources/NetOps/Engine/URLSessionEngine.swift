@@ -36,9 +36,8 @@ final class URLSessionEngine: TransferEngine {
     /// The proxies libcurl will follow, read from the environment when the engine is made.
     private let environmentProxies = EnvironmentProxies(ProcessInfo.processInfo.environment)
     /// Set by `shutdown()`: later transfers fail at once (a task made on an invalidated
-    /// URLSession would stop the process).
-    /// Set once by `shutdown()`. An atomic, not a lock: every transfer reads it, from whichever
-    /// thread starts it, and a lock's word would move between the cores each time.
+    /// URLSession would stop the process). An atomic, not a lock: every transfer reads it, from
+    /// whichever thread starts it, and a lock's word would move between the cores each time.
     private let shutDown = Atomic<Bool>(false)
 
     /// An engine with its own URLSession made from `configuration`, fetching downloads in
