@@ -77,6 +77,8 @@ let package = Package(
                 // (swift-http-types at the edge); HTTPTypesFoundation makes the URL request.
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HTTPTypesFoundation", package: "swift-http-types"),
+                // Its locks keep the mutex beside the value, in one allocation.
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),

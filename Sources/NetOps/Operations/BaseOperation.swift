@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NIOConcurrencyHelpers
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -102,7 +103,7 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let deadline: DispatchTime
     }
 
-    let lock = NSLock()
+    let lock = NIOLock()
     #if DEBUG
     /// The operation's life, with the data of the run in progress and the error it ended with.
     var machine = Machine()
