@@ -230,7 +230,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
-                "OpenAPIImport", "ThreadSanitizerSuppressions", "APILayerPostgres", "LocalPostgres",
+                "OpenAPIImport", "ThreadSanitizerSuppressions", "APILayerPostgres", "LocalPostgres", "RawBaselines",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -243,12 +243,23 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What the benchmarks measure an operation against, shared by `apilayer bench` and
+        // InstructionProbe: raw AsyncHTTPClient driven the way a service would by hand.
+        .target(
+            name: "RawBaselines",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         // `valgrind --tool=callgrind` cannot run an async main (the apilayer tool's): this small
         // synchronous executable sends the engines bench's requests for instruction counts.
         .executableTarget(
             name: "InstructionProbe",
             dependencies: [
-                "NetOps", "NetOpsNIO", "APILayer", "Templater", "DemoServer",
+                "NetOps", "NetOpsNIO", "APILayer", "Templater", "DemoServer", "RawBaselines",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),

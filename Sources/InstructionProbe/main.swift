@@ -1,13 +1,15 @@
 // `instruction-probe VARIANT COUNT URL [CONCURRENCY]`: sends COUNT small GETs to URL one after
 // another through one variant of `apilayer bench engines` (nio-operation, nio-operation-loop,
-// raw-ahc) and exits; nio-run and raw-ahc-async send them from CONCURRENCY tasks when it is
-// given (the load of `bench engines` at c=N). raw-ahc-decompressing is raw AsyncHTTPClient set
-// to decode gzip and deflate as the NIO engine is (its pipeline then carries the decompression
-// handler and offers Accept-Encoding);
+// raw-ahc) and exits; nio-run, raw-ahc-async and raw-ahc-delegate-async send them from
+// CONCURRENCY tasks when it is given (the load of `bench engines` at c=N). raw-ahc-decompressing
+// is raw AsyncHTTPClient set to decode gzip and deflate as the NIO engine is (its pipeline then
+// carries the decompression handler and offers Accept-Encoding);
 // raw-ahc-untraced is raw AsyncHTTPClient without its per-request span, as the NIO engine runs it
-// (`NIOEngineConfiguration.makesClientSpans` false); nio-run (an awaited operation) and
-// raw-ahc-async (AsyncHTTPClient's execute(_:timeout:) and the body collected) are the awaited
-// variants, each run in a task the synchronous main waits for. api-revalidated and api-full are
+// (`NIOEngineConfiguration.makesClientSpans` false); nio-run (an awaited operation), raw-ahc-async
+// (AsyncHTTPClient's execute(_:timeout:) and the body collected) and raw-ahc-delegate-async
+// (AsyncHTTPClient's delegate API, the one the NIO engine is built on, with the smallest delegate
+// and its task's future awaited) are the awaited variants, each run in a task the synchronous
+// main waits for. api-revalidated and api-full are
 // `bench http`'s cache-revalidated-cpu and its baseline: an awaited `APIManager.call` of a 30-issue
 // page from DemoServer's `/cacheable/{key}` (URL is DemoServer's base), every call revalidated and
 // answered 304 with the model reused, or every call a 200 parsed, validated and mapped.
@@ -23,6 +25,7 @@ import Foundation
 import NIOPosix
 import NetOps
 import NetOpsNIO
+import RawBaselines
 import Templater
 import Tracing
 
@@ -30,7 +33,8 @@ let arguments = CommandLine.arguments
 guard arguments.count == 4 || arguments.count == 5, let count = Int(arguments[2]), let url = URL(string: arguments[3]),
     let concurrency = arguments.count == 5 ? Int(arguments[4]) : 1, concurrency >= 1
 else {
-    let variants = "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-decompressing|raw-ahc-untraced|api-revalidated|api-full"
+    let variants =
+        "nio-operation|nio-operation-loop|nio-run|raw-ahc|raw-ahc-async|raw-ahc-delegate-async|raw-ahc-decompressing|raw-ahc-untraced|api-revalidated|api-full"
     FileHandle.standardError.write(Data("usage: instruction-probe \(variants) COUNT URL [CONCURRENCY]\n".utf8))
     exit(2)
 }
@@ -99,6 +103,15 @@ func sendOne() -> Bool {
             succeeded.withLock { $0 = outcome != nil }
             done.signal()
         }
+    case "raw-ahc-delegate-async":
+        // AsyncHTTPClient's delegate API awaited, as `bench engines`' raw-ahc-delegate-async.
+        Task {
+            if let request = try? HTTPClient.Request(url: url) {
+                let status = await RawCollectingDelegate.get(client, request)
+                succeeded.withLock { $0 = status == 200 }
+            }
+            done.signal()
+        }
     case "raw-ahc-async":
         // AsyncHTTPClient's async API and the body collected, as `bench engines`' raw-ahc-async.
         Task {
@@ -139,6 +152,10 @@ func sendConcurrently() -> Int {
                     let operation = DTO.get(url)
                     operation.privateSession = session
                     succeeded = (try? await operation.run()) != nil
+                } else if variant == "raw-ahc-delegate-async" {
+                    if let request = try? HTTPClient.Request(url: url) {
+                        succeeded = await RawCollectingDelegate.get(client, request) == 200
+                    }
                 } else if let response = try? await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(30)),
                     (try? await response.body.collect(upTo: 1 << 20)) != nil
                 {
@@ -154,7 +171,7 @@ func sendConcurrently() -> Int {
 }
 
 var failures = 0
-if concurrency > 1, variant == "nio-run" || variant == "raw-ahc-async" {
+if concurrency > 1, ["nio-run", "raw-ahc-async", "raw-ahc-delegate-async"].contains(variant) {
     failures = sendConcurrently()
 } else {
     for _ in 0..<count where !sendOne() { failures += 1 }

@@ -29,7 +29,9 @@ struct BenchNginxTests {
         let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
         let names = Set(report.figures.map(\.name))
-        for name in ["nio-run-vs-ahc-c1", "nio-run-vs-ahc-async-c64", "nio-cpu-per-request-c64", "memory-per-queued-operation"] {
+        for name in [
+            "nio-run-vs-ahc-c1", "nio-run-vs-ahc-async-c64", "ahc-async-vs-ahc-c8", "nio-cpu-per-request-c64", "memory-per-queued-operation",
+        ] {
             #expect(names.contains(name), "\(name) missing")
         }
         #expect(report.figures.first { $0.name == "nio-run-vs-ahc-c1" }.map { $0.value > 0 } == true)

@@ -9,26 +9,28 @@ import NIOHTTP1
 /// (`Transaction`).
 ///
 /// Unchecked: AsyncHTTPClient calls a delegate on one event loop, one callback at a time.
-final class RawCollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
-    typealias Response = Int
+package final class RawCollectingDelegate: HTTPClientResponseDelegate, @unchecked Sendable {
+    package typealias Response = Int
     /// The body's length so far: each part is read, not dropped unseen.
     private var bytes = 0
     private var status = 0
 
-    func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+    package init() {}
+
+    package func didReceiveHead(task: HTTPClient.Task<Int>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         status = Int(head.status.code)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    package func didReceiveBodyPart(task: HTTPClient.Task<Int>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         bytes += buffer.readableBytes
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { status }
+    package func didFinishRequest(task: HTTPClient.Task<Int>) throws -> Int { status }
 
     /// Sends `request` and waits for its end.
-    static func get(_ client: HTTPClient, _ request: HTTPClient.Request) async -> Int? {
+    package static func get(_ client: HTTPClient, _ request: HTTPClient.Request) async -> Int? {
         try? await client.execute(request: request, delegate: RawCollectingDelegate()).futureResult.get()
     }
 }
