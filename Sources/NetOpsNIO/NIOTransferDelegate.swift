@@ -345,9 +345,9 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     /// Hands the completion to the operation: right here on the event loop (the session delivers
-    /// there, or nobody who may block listens: an awaited operation), to the task awaiting it
-    /// (an awaited APILayer call, whose parse, validate and map run there), or on a queue of its
-    /// own (`CompletionQueue.deliverEnd`).
+    /// there), to the task awaiting it (an awaited operation or APILayer call, whose end, parse,
+    /// validate and map run there), right here when nobody who may block listens, or on a queue
+    /// of its own (`CompletionQueue.deliverEnd`).
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         if demand != nil { readerCaughtUp() }
         releaseLoopClaim()

@@ -7,9 +7,10 @@ import Testing
 
 @testable import NetOps
 
-/// The end of an awaited operation is delivered where its transfer ends, with no dispatch hop;
-/// as soon as someone who may block listens (a completion closure), it goes to a queue of its
-/// own, never an event loop.
+/// The end of an operation awaited with `run()` is carried out by the awaiting task, which the
+/// event loop only resumes; one that only `finished()` waits for is delivered where its transfer
+/// ends, with no dispatch hop; as soon as someone who may block listens (a completion closure),
+/// it goes to a queue of its own, never an event loop.
 @Suite(.timeLimit(.minutes(1)))
 struct AwaitedDeliveryTests {
     /// Notes, when the chain judges the attempt, whether it runs on an event loop.
@@ -20,12 +21,28 @@ struct AwaitedDeliveryTests {
         }
     }
 
-    @Test func anAwaitedOperationEndsOnTheEventLoop() async throws {
+    /// The loop every request of its connections shares does not carry out the end.
+    @Test(arguments: TestEngine.allCases) func anAwaitedOperationEndsInTheAwaitingTask(_ engine: TestEngine) async throws {
+        let session = engine.makeSession()
+        let stage = WhereJudged()
+        let task = WhichTask()
+        let operation = DTO.get(try await TestServer.url("json")).on(session).use(stage).use(task)
+        try await Self.$awaitingTask.withValue("caller") { _ = try await operation.run() }
+        #expect(stage.onLoop.withLock { $0 } == [false])
+        #expect(task.seen.withLock { $0 } == ["caller"])
+        #expect(operation.state == .successFinished)
+    }
+
+    /// Nobody awaits it in `run()` and nobody who may block listens: the end is carried out where
+    /// the transfer ends.
+    @Test func anOperationOnlyWaitedForEndsOnTheEventLoop() async throws {
         let session = TestEngine.nio.makeSession()
         let stage = WhereJudged()
         let operation = DTO.get(try await TestServer.url("json")).on(session).use(stage)
-        try await operation.run()
+        operation.start()
+        await operation.finished()
         #expect(stage.onLoop.withLock { $0 } == [true])
+        #expect(operation.state == .successFinished)
     }
 
     @Test func aCompletionHandlerMovesTheEndOffTheEventLoop() async throws {

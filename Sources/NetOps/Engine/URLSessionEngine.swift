@@ -203,9 +203,9 @@ final class URLSessionEngine: TransferEngine {
 /// Every other event is passed on in place, in order; the end comes after all of them.
 ///
 /// Only the operation's end is handed off: the events of a segmented download's requests stay on
-/// the queue, whose order `SegmentedDownload` relies on. An end nobody who may block listens to
-/// (`completesInPlace`: an awaited operation) is delivered right there, with no hop; one that an
-/// awaiting task carries out (`endRelay`: an awaited APILayer call) goes to that task.
+/// the queue, whose order `SegmentedDownload` relies on. An end that an awaiting task carries
+/// out (`endRelay`: an awaited operation or APILayer call) goes to that task; another one nobody
+/// who may block listens to (`completesInPlace`) is delivered right there, with no hop.
 final class CompletionHandOff: TransferEvents, @unchecked Sendable {
     private let events: any TransferEvents
 

@@ -4,9 +4,9 @@ extension BaseOperation {
     /// Whether the end of this operation's transfer may be delivered on the thread it arrived
     /// on (an event loop, URLSession's delegate queue) instead of being handed to a queue of its
     /// own: true while nothing that may block listens — no completion or state closure, no
-    /// delegate. Those waiting in `run()`, `finished()` or `syncStart()` only resume a
-    /// continuation or signal a semaphore, so an awaited operation ends with no dispatch hop,
-    /// as AsyncHTTPClient's own async API does. Read when the transfer ends.
+    /// delegate. Those waiting in `finished()` or `syncStart()` only resume a continuation or
+    /// signal a semaphore, so such an operation ends with no dispatch hop. (`run()` has the end
+    /// carried out on its own task instead: `startAndRelayEnds()`.) Read when the transfer ends.
     var mayCompleteInPlace: Bool {
         withLock {
             storage.listeners.completionHandlers.isEmpty && storage.listeners.stateHandlers.isEmpty && lockedDelegate == nil
@@ -27,18 +27,25 @@ extension BaseOperation {
 
     /// Starts the operation and waits for it, carrying out the ends of its transfers that come
     /// through its relay (`EndRelay`) on this task; returns once it is final.
+    ///
+    /// Every awaited operation has a relay, even one that nothing else listens to: the end's own
+    /// work (the chain's verdict, the machine, the notifications) then runs on this task, and the
+    /// thread the transfer ended on only resumes it. That thread is an event loop every request
+    /// of its connections shares, or a session's one delegate queue; on two cores at c=8 the
+    /// loops did 27 % more work per request than for AsyncHTTPClient's async API, and bounded
+    /// the throughput (Docs/benchmarks.md, "stop 42").
     func startAndRelayEnds() async {
-        // Nobody listens who could need a relay: the end runs where it arrives (no relay made).
-        if mayCompleteInPlace {
-            await startAndAwait()
-            return
-        }
         let relay = EndRelay()
         withLock { storage.endRelay = relay }
         await withTaskCancellationHandler {
             whenFinal { relay.finish() }
             start()
-            while case let .work(work) = await relay.next() { work() }
+            var next = await relay.next()
+            while case let .work(work) = next {
+                work()
+                // An end usually makes the operation final: then this does not suspend.
+                if let now = relay.take() { next = now } else { next = await relay.next() }
+            }
         } onCancel: {
             cancel()
         }

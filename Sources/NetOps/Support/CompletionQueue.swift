@@ -16,15 +16,16 @@ package enum CompletionQueue {
     }
 
     /// Delivers the end of a transfer that arrived on a thread nobody may block (an event loop,
-    /// URLSession's delegate queue): right there when nothing that may block listens
-    /// (`completesInPlace`), to the task awaiting the operation when one does (`EndRelay`),
+    /// URLSession's delegate queue): to the task awaiting the operation (`EndRelay`) when there
+    /// is one and nothing that may block listens, so that the thread every transfer shares only
+    /// resumes it; else right there when nothing that may block listens (`completesInPlace`);
     /// otherwise on a queue of its own.
     package static func deliverEnd(of events: any TransferEvents, failure: TransferFailure?) {
+        if let relay = events.endRelay, relay.deliver({ events.transferDidComplete(failure: failure) }) { return }
         if events.completesInPlace {
             events.transferDidComplete(failure: failure)
             return
         }
-        if let relay = events.endRelay, relay.deliver({ events.transferDidComplete(failure: failure) }) { return }
         async { events.transferDidComplete(failure: failure) }
     }
 

@@ -7,9 +7,8 @@
 /// awaiting task with the end, and the task carries it out on the cooperative pool: one
 /// hand-off, the one the task's resumption costs anyway, as AsyncHTTPClient's async API has it.
 ///
-/// `run()` installs a relay before it starts an operation that has completions (one whose end
-/// cannot run where it arrives; no relay is made for the others) and drains it until the
-/// operation is final: an end that starts another transfer (a retry, a redirect the chain follows, a replay
+/// `run()` installs a relay before it starts the operation and drains it until the operation is
+/// final: an end that starts another transfer (a retry, a redirect the chain follows, a replay
 /// after a token refresh) comes through the same relay again. Once the task has left, the relay
 /// is closed and refuses work, which then goes to `CompletionQueue` as before; work accepted
 /// before that is carried out before `run()` returns, so no end is lost.
@@ -60,17 +59,28 @@ package final class EndRelay: Sendable {
         waiting?.resume(returning: .final)
     }
 
+    /// The next thing to do if it is known already (an end delivered, or the return once the
+    /// operation is final), without suspending; nil when the task must wait for it (`next()`).
+    func take() -> Next? {
+        state.withLock { Self.take(from: &$0) }
+    }
+
     /// The next thing to do: an end delivered, or the return once the operation is final.
     func next() async -> Next {
         await withCheckedContinuation { (continuation: CheckedContinuation<Next, Never>) in
             let now = state.withLock { state -> Next? in
-                if !state.pending.isEmpty { return .work(state.pending.removeFirst()) }
-                if state.isFinal { return .final }
+                if let now = Self.take(from: &state) { return now }
                 state.waiting = continuation
                 return nil
             }
             if let now { continuation.resume(returning: now) }
         }
+    }
+
+    private static func take(from state: inout State) -> Next? {
+        if !state.pending.isEmpty { return .work(state.pending.removeFirst()) }
+        if state.isFinal { return .final }
+        return nil
     }
 
     /// Refuses work from now on; returns what was accepted and not yet carried out.
