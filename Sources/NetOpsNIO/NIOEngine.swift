@@ -160,6 +160,14 @@ final class NIOEngine: TransferEngine {
         return (chosen, key)
     }
 
+    /// `nio`, the TLS settings' fingerprint (the transfer's, else the session's) and the proxy
+    /// the transfer goes through.
+    func transportIdentity(for transport: TransportChoice, url: URL?) -> String {
+        let tls = (transport.tls ?? self.tls).fingerprint
+        let proxy = (transport.proxy ?? self.proxy).proxy(for: url)?.fingerprint ?? "direct"
+        return "nio tls=\(tls) proxy=\(proxy)"
+    }
+
     func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
         let handle = NIOTransferHandle()
         launch(request, body: body, events: events, trail: NIORedirectTrail(first: request.url), handle: handle)

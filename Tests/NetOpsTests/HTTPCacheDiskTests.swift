@@ -42,7 +42,9 @@ struct HTTPCacheDiskTests {
         }
         let restarted = try HTTPCache(configuration: .init(directory: folder))
         #expect(restarted.diskUsage.entries == 1)
-        let again = try await HTTPCacheTests.get(url, restarted, .urlSession, headers: ["Authorization": "Bearer secret-token"])
+        // The same engine: an engine is part of the key (the URLSession engine's identity is not
+        // the NIO engine's).
+        let again = try await HTTPCacheTests.get(url, restarted, .nio, headers: ["Authorization": "Bearer secret-token"])
         #expect(HTTPCacheTests.cacheUse(again) == .hit)
         #expect(again.receivedData == original.receivedData)
         #expect(try await HTTPCacheTests.stats(key).served == 1)
@@ -63,7 +65,10 @@ struct HTTPCacheDiskTests {
         writer.flush()
         let target = folder.appendingPathComponent(
             DiskCacheStore.fileName(
-                url: HTTPCache.key(url), partition: writer.partition(of: URLRequest(url: url), contextHeaders: [], followsRedirects: true)))
+                url: HTTPCache.key(url),
+                partition: writer.partition(
+                    of: URLRequest(url: url), contextHeaders: [], followsRedirects: true,
+                    transport: TestEngine.nio.session.engine.transportIdentity(for: .standard, url: url))))
         let original = try Data(contentsOf: target)
         switch damage {
         case "garbage": try Data("not an entry at all".utf8).write(to: target)
@@ -73,7 +78,9 @@ struct HTTPCacheDiskTests {
             let otherFile = folder.appendingPathComponent(
                 DiskCacheStore.fileName(
                     url: HTTPCache.key(otherURL),
-                    partition: writer.partition(of: URLRequest(url: otherURL), contextHeaders: [], followsRedirects: true)))
+                    partition: writer.partition(
+                        of: URLRequest(url: otherURL), contextHeaders: [], followsRedirects: true,
+                        transport: TestEngine.nio.session.engine.transportIdentity(for: .standard, url: otherURL))))
             try Data(contentsOf: otherFile).write(to: target)
         }
         let reader = try HTTPCache(configuration: .init(directory: folder))

@@ -11,6 +11,10 @@ import NIOPosix
 /// Requests are split as a server would split them: a head up to the blank line, then a body of
 /// `Content-Length` bytes or in chunked coding. A request a client smuggled inside another shows
 /// up as one more recorded request.
+///
+/// A test that needs answers of its own (a validator with a control byte, a status for a
+/// credential) gives `start(host:answer:)` a closure: it sees each request and returns the exact
+/// bytes to write back, or nil for the routes' answer.
 public final class RecordingHTTPServer: Sendable {
     /// One request as it arrived.
     public struct Request: Sendable {
@@ -21,6 +25,9 @@ public final class RecordingHTTPServer: Sendable {
 
         /// The request line, e.g. `GET /ok?x=1 HTTP/1.1`.
         public var requestLine: String { String(head.split(separator: "\r\n", maxSplits: 1).first ?? "") }
+
+        /// The request target of the request line: the path and the query, e.g. `/ok?x=1`.
+        public var target: String { requestLine.split(separator: " ").dropFirst().first.map(String.init) ?? "/" }
 
         /// The field lines, each as received.
         public var fieldLines: [String] { head.components(separatedBy: "\r\n").dropFirst().filter { !$0.isEmpty } }
@@ -68,15 +75,18 @@ public final class RecordingHTTPServer: Sendable {
     /// Every request received so far (a test starts a server of its own, so these are its own).
     public var requests: [Request] { recorded.withLockedValue { $0 } }
 
-    /// Starts a server on `host` (a loopback address) on a port the system picks.
-    public static func start(host: String = "127.0.0.1") async throws -> RecordingHTTPServer {
+    /// Starts a server on `host` (a loopback address) on a port the system picks; `answer`, when
+    /// given, writes the bytes it returns for each request (nil: the route's answer).
+    public static func start(
+        host: String = "127.0.0.1", answer: (@Sendable (Request) -> String?)? = nil
+    ) async throws -> RecordingHTTPServer {
         let recorded = NIOLockedValueBox([Request]())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RecordingHandler(recorded: recorded))
+                    try channel.pipeline.syncOperations.addHandler(RecordingHandler(recorded: recorded, scripted: answer))
                 }
             }
             .bind(host: host, port: 0)
@@ -96,12 +106,14 @@ private final class RecordingHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     private let recorded: NIOLockedValueBox<[RecordingHTTPServer.Request]>
+    private let scripted: (@Sendable (RecordingHTTPServer.Request) -> String?)?
     private var pending = [UInt8]()
     private var stopped = false
     private var timer: RepeatedTask?
 
-    init(recorded: NIOLockedValueBox<[RecordingHTTPServer.Request]>) {
+    init(recorded: NIOLockedValueBox<[RecordingHTTPServer.Request]>, scripted: (@Sendable (RecordingHTTPServer.Request) -> String?)?) {
         self.recorded = recorded
+        self.scripted = scripted
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -163,6 +175,10 @@ private final class RecordingHandler: ChannelInboundHandler {
     }
 
     private func answer(_ request: RecordingHTTPServer.Request, context: ChannelHandlerContext) {
+        if let text = scripted?(request) {
+            write(text, context: context)
+            return
+        }
         let target = request.requestLine.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
         let path = String(target.split(separator: "?", maxSplits: 1).first ?? "")
         switch RecordingHTTPServer.Route(rawValue: path) {

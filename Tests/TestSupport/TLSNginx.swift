@@ -10,8 +10,9 @@ import Glibc
 /// temporary paths, the files served). `stop()` ends it and removes the folder.
 ///
 /// Every server answers `/json` (``json``), `/protocol` (`$server_protocol` as text/plain:
-/// `HTTP/1.1` or `HTTP/2.0`), `/bytes/1m` (``oneMebibyte()``) and `/gzip.json` (``gzipJSON``,
-/// gzip-encoded when asked). TLS sessions are neither cached nor resumed by tickets, so every
+/// `HTTP/1.1` or `HTTP/2.0`), `/bytes/1m` (``oneMebibyte()``), `/gzip.json` (``gzipJSON``,
+/// gzip-encoded when asked) and `/whoami` (the client certificate's subject, `CN=…`, as
+/// text/plain with `Cache-Control: max-age=60`; empty without one). TLS sessions are neither cached nor resumed by tickets, so every
 /// new connection is a full handshake; connections stay open (`keepalive_timeout 300s`).
 public final class TLSNginx: Sendable {
     /// `https://127.0.0.1:<port>/`: TLS 1.2 and 1.3, the server certificate, HTTP/1.1 only.
@@ -194,6 +195,7 @@ public final class TLSNginx: Sendable {
                     location = /json { default_type application/json; }
                     location = /protocol { default_type text/plain; return 200 "$server_protocol"; }
                     location = /gzip.json { gzip on; gzip_types application/json; gzip_min_length 1; }
+                    location = /whoami { default_type text/plain; add_header Cache-Control "max-age=60"; return 200 "$ssl_client_s_dn"; }
             """
         // `http2 on;` came in nginx 1.25.1; before it (Debian 12's 1.22) HTTP/2 is a listen parameter.
         let separateHTTP2 = version.lexicographicallyPrecedes([1, 25, 1]) == false

@@ -42,6 +42,11 @@ public struct TestCertificates: Sendable {
     public let clientCertificate: URL
     /// The private key of ``clientCertificate``.
     public let clientKey: URL
+    /// A second client certificate (clientAuth, CN `apilayer-test-client-b`, 1 year), signed by
+    /// the CA: another identity on the same servers (two tenants of one mutual-TLS API).
+    public let otherClientCertificate: URL
+    /// The private key of ``otherClientCertificate``.
+    public let otherClientKey: URL
     /// A client certificate like ``clientCertificate`` but valid only from 2020-01-01 to 2021-01-01.
     public let expiredClientCertificate: URL
     /// The private key of ``expiredClientCertificate``.
@@ -86,6 +91,8 @@ public struct TestCertificates: Sendable {
                 + ["-keyout", "wrong-name-key.pem", "-out", "wrong-name.pem", "-subj", "/CN=wrong.example", "-extensions", "wrong_name_ext"],
             ["req"] + config + newKey + signedByCA
                 + ["-keyout", "client-key.pem", "-out", "client.pem", "-subj", "/CN=apilayer-test-client", "-extensions", "client_ext"],
+            ["req"] + config + newKey + signedByCA
+                + ["-keyout", "client-b-key.pem", "-out", "client-b.pem", "-subj", "/CN=apilayer-test-client-b", "-extensions", "client_ext"],
             // `x509 -req` and `req -x509` have no start date in OpenSSL 3.0: `openssl ca` does.
             ["req"] + config + ["-new"] + newKey + ["-keyout", "expired-key.pem", "-out", "openssl-work/expired.csr", "-subj", "/CN=localhost"],
             ["ca"] + config + expiredDates + ["-in", "openssl-work/expired.csr", "-out", "expired.pem", "-extensions", "server_ext"],
@@ -111,12 +118,13 @@ public struct TestCertificates: Sendable {
             wrongNameCertificate: file("wrong-name.pem"), wrongNameKey: file("wrong-name-key.pem"),
             expiredCertificate: file("expired.pem"), expiredKey: file("expired-key.pem"),
             clientCertificate: file("client.pem"), clientKey: file("client-key.pem"),
+            otherClientCertificate: file("client-b.pem"), otherClientKey: file("client-b-key.pem"),
             expiredClientCertificate: file("expired-client.pem"), expiredClientKey: file("expired-client-key.pem"),
             otherKey: file("other-key.pem"), notPEM: file("not-pem.pem")
         )
         let keys = [
             certificates.caKey, certificates.serverKey, certificates.wrongNameKey, certificates.expiredKey,
-            certificates.clientKey, certificates.expiredClientKey, certificates.otherKey,
+            certificates.clientKey, certificates.otherClientKey, certificates.expiredClientKey, certificates.otherKey,
         ]
         for key in keys {
             let text = try String(contentsOf: key, encoding: .utf8)
@@ -127,8 +135,8 @@ public struct TestCertificates: Sendable {
         }
         let others = [
             certificates.caCertificate, certificates.serverCertificate, certificates.wrongNameCertificate,
-            certificates.expiredCertificate, certificates.clientCertificate, certificates.expiredClientCertificate,
-            certificates.notPEM,
+            certificates.expiredCertificate, certificates.clientCertificate, certificates.otherClientCertificate,
+            certificates.expiredClientCertificate, certificates.notPEM,
         ]
         for other in others {
             try files.setAttributes([.posixPermissions: 0o644], ofItemAtPath: other.path)

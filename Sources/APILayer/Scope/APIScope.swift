@@ -150,7 +150,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// model already validated and mapped from that body. Off by default because what a
         /// service may serve stale is its decision: a server's `max-age` written for browsers
         /// could hide a change the service just made elsewhere. Give each scope its own cache:
-        /// entries are keyed by every request header, so two tokens never share one. Each
+        /// entries are keyed by every request header and by the TLS client certificate, proxy and
+        /// engine of the call, so two tokens or two client certificates never share one. Each
         /// request counts in `apilayer.cache.lookups` and its attempt span says how
         /// (`apilayer.cache`).
         public var cache: HTTPCache?

@@ -24,6 +24,13 @@ package protocol TransferEngine: Sendable {
     /// Closes the engine's connections; transfers still running fail, later ones fail at once.
     /// Calling it again does nothing.
     func shutdown() async throws
+
+    /// Who a transfer to `url` asking for `transport` is to the servers beyond its request's
+    /// fields: the engine, the TLS client certificate and trust it uses (the transfer's or the
+    /// engine's own), the proxy it goes through. Equal texts present the same identity; the
+    /// text is the same across restarts and holds no secret (an `HTTPCache` digests it into its
+    /// keys).
+    func transportIdentity(for transport: TransportChoice, url: URL?) -> String
 }
 
 extension TransferEngine {
@@ -32,6 +39,12 @@ extension TransferEngine {
 
     /// An engine that holds no connections has nothing to close.
     package func shutdown() async throws {}
+
+    /// The engine's type: an engine that can apply no TLS settings or proxy of a transfer's own
+    /// presents one identity (what libcurl reads from the environment is the same for all).
+    package func transportIdentity(for transport: TransportChoice, url: URL?) -> String {
+        String(describing: type(of: self))
+    }
 }
 
 /// Where a request's body comes from.

@@ -78,6 +78,8 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         let tls: ObjectIdentifier?
         let allowsHTTP2: Bool
         let proxy: ProxyChoice?
+        /// The session (so the engine, with its own TLS settings and proxy) the request runs in.
+        let session: ObjectIdentifier?
     }
 
     private struct State {
@@ -105,15 +107,15 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
 
     // MARK: Transfers
 
-    /// Starts `request` on `engine`, or joins the identical request in flight (then `events`
-    /// hears `transferWillShare()` first); `contextHeaders` (lower case) are left out of the
-    /// comparison besides the configured ones. Requests that may not coalesce (a body, a method
-    /// not configured) go to the engine.
+    /// Starts `request` on `engine`, or joins the identical request in flight of the same
+    /// `session` (then `events` hears `transferWillShare()` first); `contextHeaders` (lower case)
+    /// are left out of the comparison besides the configured ones. Requests that may not
+    /// coalesce (a body, a method not configured) go to the engine.
     func startTransfer(
-        _ request: URLRequest, body: TransferBody, events: any TransferEvents, engine: any TransferEngine,
+        _ request: URLRequest, body: TransferBody, events: any TransferEvents, engine: any TransferEngine, session: ObjectIdentifier?,
         contextHeaders: Set<String> = []
     ) -> any TransferHandle {
-        guard let key = key(of: request, body: body, events: events, contextHeaders: contextHeaders) else {
+        guard let key = key(of: request, body: body, events: events, session: session, contextHeaders: contextHeaders) else {
             return engine.startTransfer(request, body: body, events: events)
         }
         while true {
@@ -156,7 +158,9 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
     }
 
     /// The comparison key of `request`, or nil when it may not coalesce.
-    private func key(of request: URLRequest, body: TransferBody, events: any TransferEvents, contextHeaders: Set<String>) -> Key? {
+    private func key(
+        of request: URLRequest, body: TransferBody, events: any TransferEvents, session: ObjectIdentifier?, contextHeaders: Set<String>
+    ) -> Key? {
         guard case .none = body, request.httpBody == nil, request.httpBodyStream == nil, let url = request.url else { return nil }
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard configuration.methods.contains(method) else { return nil }
@@ -171,7 +175,8 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
         return Key(
             method: method, url: url.absoluteString, headers: headers, followsRedirects: rules.follows,
             cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: events.bodyGoesToFile,
-            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2, proxy: events.transport.proxy)
+            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2, proxy: events.transport.proxy,
+            session: session)
     }
 }
 

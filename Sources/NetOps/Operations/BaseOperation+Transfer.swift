@@ -171,15 +171,18 @@ extension BaseOperation {
     private static func startThroughStages(_ request: URLRequest, prepared: PreparedTransfer, events: any TransferEvents) -> any TransferHandle {
         var contextHeaders = Set<String>()
         for source in prepared.contextHeaderSources { contextHeaders.formUnion(source.contextHeaderNames) }
-        let engine = prepared.session.engine
+        let session = prepared.session
+        let engine = session.engine
         let body = prepared.body
         let coalescer = prepared.coalescer
         let send: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle = { [contextHeaders] request, events in
             guard let coalescer else { return engine.startTransfer(request, body: body, events: events) }
-            return coalescer.startTransfer(request, body: body, events: events, engine: engine, contextHeaders: contextHeaders)
+            return coalescer.startTransfer(
+                request, body: body, events: events, engine: engine, session: ObjectIdentifier(session), contextHeaders: contextHeaders)
         }
         guard let cache = prepared.cache else { return send(request, events) }
-        return cache.startTransfer(request, body: body, events: events, contextHeaders: contextHeaders, next: send)
+        let transport = engine.transportIdentity(for: prepared.transport, url: request.url)
+        return cache.startTransfer(request, body: body, events: events, contextHeaders: contextHeaders, transport: transport, next: send)
     }
 
     /// Ends the operation with `error` if run `attempt` is still the current one.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import NIOSSL
 
@@ -79,16 +80,19 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         let clientCertificate: PEMSource?
         let minimumVersion: Version
         let verifiesCertificates: Bool
+        /// What the settings present and trust, as a digest (see `TLSSettings.fingerprint`).
+        let fingerprint: String
 
         init(
             configuration: TLSConfiguration, trustRoots: TrustRoots, clientCertificate: PEMSource?, minimumVersion: Version,
-            verifiesCertificates: Bool
+            verifiesCertificates: Bool, fingerprint: String
         ) {
             self.configuration = configuration
             self.trustRoots = trustRoots
             self.clientCertificate = clientCertificate
             self.minimumVersion = minimumVersion
             self.verifiesCertificates = verifiesCertificates
+            self.fingerprint = fingerprint
         }
     }
 
@@ -110,13 +114,24 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
     ) throws {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = minimumVersion.nioVersion
+        // The fingerprint: the version, the trust and the client's chain, by their DER bytes.
+        var digest = SHA256()
+        digest.update(data: Data("tls \(minimumVersion.rawValue) verified\n".utf8))
+        func add(_ label: String, _ certificates: [NIOSSLCertificate]) throws {
+            digest.update(data: Data(label.utf8))
+            for certificate in certificates { digest.update(data: try certificate.toDERBytes()) }
+        }
         switch trustRoots {
         case .system:
-            break
+            digest.update(data: Data("system".utf8))
         case let .systemAnd(source):
-            configuration.additionalTrustRoots = [.certificates(try TLSMaterial.certificates(from: source))]
+            let roots = try TLSMaterial.certificates(from: source)
+            try add("system and", roots)
+            configuration.additionalTrustRoots = [.certificates(roots)]
         case let .only(source):
-            configuration.trustRoots = .certificates(try TLSMaterial.certificates(from: source))
+            let roots = try TLSMaterial.certificates(from: source)
+            try add("only", roots)
+            configuration.trustRoots = .certificates(roots)
         }
         switch (clientCertificate, clientKey) {
         case (nil, nil):
@@ -127,13 +142,14 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
             throw TLSSettingsError(source: key.name, reason: .missingPartner("a private key needs its certificate (clientCertificate)"))
         case let (certificate?, key?):
             let chain = try TLSMaterial.certificates(from: certificate)
+            try add("client", chain)
             configuration.certificateChain = chain.map { .certificate($0) }
             configuration.privateKey = .privateKey(try TLSMaterial.privateKey(from: key))
             try TLSMaterial.checkKey(key, matches: certificate, in: configuration)
         }
         self.storage = Storage(
             configuration: configuration, trustRoots: trustRoots, clientCertificate: clientCertificate, minimumVersion: minimumVersion,
-            verifiesCertificates: true)
+            verifiesCertificates: true, fingerprint: HTTPCache.hex(digest.finalize()))
     }
 
     private init(storage: Storage) {
@@ -147,7 +163,8 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         configuration.minimumTLSVersion = Version.tls12.nioVersion
         return TLSSettings(
             storage: Storage(
-                configuration: configuration, trustRoots: .system, clientCertificate: nil, minimumVersion: .tls12, verifiesCertificates: true))
+                configuration: configuration, trustRoots: .system, clientCertificate: nil, minimumVersion: .tls12, verifiesCertificates: true,
+                fingerprint: "standard"))
     }()
 
     /// Settings that verify **nothing**: neither the chain nor the host name. For test servers
@@ -159,7 +176,7 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         return TLSSettings(
             storage: Storage(
                 configuration: configuration, trustRoots: .system, clientCertificate: nil, minimumVersion: minimumVersion,
-                verifiesCertificates: false))
+                verifiesCertificates: false, fingerprint: "insecure \(minimumVersion.rawValue)"))
     }
 
     /// The authorities a server's chain may lead to.
@@ -184,6 +201,12 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
 
     /// The identity of the settings made once (copies share it).
     package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
+
+    /// What the settings present and trust — the client's certificate chain, the trust roots,
+    /// the oldest version, whether anything is verified — as a digest: equal for settings made
+    /// from the same certificates, different for another client certificate. The same across
+    /// restarts, so an `HTTPCache` folder keys by it; never the key's content.
+    package var fingerprint: String { isStandard ? "standard" : storage.fingerprint }
 
     /// The settings in NIOSSL's terms, for the SwiftNIO engine.
     package var configuration: TLSConfiguration { storage.configuration }

@@ -8,9 +8,11 @@ extension HTTPCache {
     /// Starts `request` through the cache: answers it from a fresh entry (its events arrive
     /// before this returns), revalidates a stale one, or hands it to `next` and stores what
     /// comes back. `contextHeaders` (lower case) are left out of the key besides the configured
-    /// ones. `events` hears `transferDidUseCache` before its first event.
+    /// ones; `transport` is who the request is to the server beyond its fields (the engine's
+    /// `transportIdentity(for:url:)`: client certificate, trust, proxy). `events` hears
+    /// `transferDidUseCache` before its first event.
     func startTransfer(
-        _ request: URLRequest, body: TransferBody, events: any TransferEvents, contextHeaders: Set<String>,
+        _ request: URLRequest, body: TransferBody, events: any TransferEvents, contextHeaders: Set<String>, transport: String,
         next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
     ) -> any TransferHandle {
         let method = request.httpMethod?.uppercased() ?? "GET"
@@ -27,7 +29,8 @@ extension HTTPCache {
             return next(request, events)
         }
         let key = Self.key(url)
-        let partition = partition(of: request, contextHeaders: contextHeaders, followsRedirects: events.redirectRules.follows)
+        let partition = partition(
+            of: request, contextHeaders: contextHeaders, followsRedirects: events.redirectRules.follows, transport: transport)
         let now = Date()
         let stored = entry(url: key, partition: partition)
         if let stored, stored.isFresh(for: requestControl, at: now) {

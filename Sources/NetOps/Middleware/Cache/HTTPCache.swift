@@ -17,8 +17,10 @@ import FoundationNetworking
 /// `public`/`private` are for shared caches and do not matter here.
 ///
 /// Keys: the URL and a digest of every request header field except trace context, request
-/// IDs and the cache's own directives. Two requests with different tokens, cookies or any other
-/// field never share an entry; no token is kept in a key or written to disk.
+/// IDs and the cache's own directives, and of what the request presents outside its fields: the
+/// engine, the TLS client certificate and trust roots, the proxy. Two requests with different
+/// tokens, cookies, client certificates, proxies or any other field never share an entry; no
+/// token is kept in a key or written to disk.
 ///
 /// What it honours: a request's `no-store` (bypass), `no-cache` and `max-age=0` (revalidate),
 /// `max-age`, `min-fresh`, `max-stale`, `only-if-cached` (a 504 when nothing fits); a
@@ -216,9 +218,11 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         return String(text[..<hash])
     }
 
-    /// The digest of `request`'s header fields that may change its answer: all of them but the
-    /// ignored ones, `contextHeaders`, the cache's own directives and conditions.
-    func partition(of request: URLRequest, contextHeaders: Set<String>, followsRedirects: Bool) -> String {
+    /// The digest of what may change `request`'s answer: its header fields — all of them but the
+    /// ignored ones, `contextHeaders`, the cache's own directives and conditions — whether it
+    /// follows redirects, and who it is to the server beyond its fields (`transport`: the
+    /// engine, client certificate, trust and proxy).
+    func partition(of request: URLRequest, contextHeaders: Set<String>, followsRedirects: Bool, transport: String = "") -> String {
         var fields: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             let lowered = name.lowercased()
@@ -229,6 +233,7 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         }
         fields.sort()
         fields.append(followsRedirects ? "redirects:follow" : "redirects:stop")
+        fields.append("transport:" + transport)
         let text = fields.joined(separator: "\n")
         // Calls of one API mostly send the same fields: the last digest is kept.
         if let digest = lastPartition.withLock({ $0?.text == text ? $0?.digest : nil }) { return digest }
