@@ -132,6 +132,93 @@ struct CacheSecurityTests {
 
     // MARK: What the folder holds
 
+    /// A token placed in the query and a password in the URL's user info are never written to
+    /// the folder (names or contents).
+    @Test(arguments: TestEngine.allCases)
+    func theFolderHoldsNoQueryTokenNorUserInfo(_ engine: TestEngine) async throws {
+        try await Self.withFolder { folder in
+            let cache = try HTTPCache(configuration: .init(directory: folder))
+            let server = try await TestServer.get()
+            let token = "T0ken\(UUID().uuidString.prefix(12))"
+            let password = "Pa55\(UUID().uuidString.prefix(12))"
+            var components = URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false)!
+            components.user = "alice"
+            components.password = password
+            components.path = "/cacheable/\(UUID().uuidString)"
+            components.query = "maxAge=600&access_token=\(token)"
+            try await DTO.get(components.url!).use(cache).on(engine).run()
+            cache.flush()
+            #expect(cache.diskUsage.entries == 1)
+            let names = (try FileManager.default.contentsOfDirectory(atPath: folder.path))
+            #expect(!names.isEmpty)
+            for name in names {
+                let data = try Data(contentsOf: folder.appendingPathComponent(name))
+                let text = String(decoding: data, as: UTF8.self) + name
+                #expect(!text.contains(token), "\(name)")
+                #expect(!text.contains(password), "\(name)")
+                #expect(!text.contains("alice"), "\(name)")
+            }
+        }
+    }
+
+    /// A logout (`removeToken()`) leaves no answer of the account behind: not in memory, not in
+    /// the folder.
+    @Test(arguments: TestEngine.allCases)
+    func aLogoutRemovesTheAccountsEntries(_ engine: TestEngine) async throws {
+        try await Self.withFolder { folder in
+            let server = try await TestServer.get()
+            let cache = try HTTPCache(configuration: .init(directory: folder))
+            let scope = APIScope(name: "cache-logout")
+            scope.configure {
+                $0.baseURL = server.baseURL
+                $0.session = engine.session
+                $0.cache = cache
+            }
+            let coordinator = scope.configureAuthentication(authenticator: ClosureAuthenticator { _ in Token(accessToken: "never") })
+            try coordinator.updateToken(Token(accessToken: "at-\(UUID().uuidString)"))
+            let (url, _) = try await Self.resource("maxAge=600&items=2")
+            let call = DTO.get(url)
+            scope.adopt(call)
+            try await call.run()
+            #expect(call.sentRequest?.value(forHTTPHeaderField: "Authorization")?.hasPrefix("Bearer at-") == true)
+            cache.flush()
+            #expect(cache.diskUsage.entries == 1)
+            try coordinator.removeToken()
+            cache.flush()
+            #expect(cache.memoryUsage.entries == 0)
+            #expect(cache.diskUsage.entries == 0)
+            #expect(Self.entryFiles(in: folder).isEmpty)
+        }
+    }
+
+    /// An entry that has sat in the folder for 30 days is not served after a restart: it is
+    /// deleted when the folder is opened.
+    @Test(arguments: TestEngine.allCases)
+    func anOldEntryIsDeletedWhenTheFolderIsOpened(_ engine: TestEngine) async throws {
+        try await Self.withFolder { folder in
+            let (url, key) = try await Self.resource("maxAge=600&etag=1")
+            let first = try HTTPCache(configuration: .init(directory: folder))
+            try await DTO.get(url).use(first).on(engine).run()
+            first.flush()
+            let file = try #require(Self.entryFiles(in: folder).first)
+            let month: TimeInterval = 30 * 86_400
+            try Self.rewriteEntry(file) { header in
+                for name in ["requestTime", "responseTime"] {
+                    if let time = header[name] as? Double { header[name] = time - month }
+                }
+            }
+            var times = [timespec(tv_sec: time(nil) - Int(month), tv_nsec: 0), timespec(tv_sec: time(nil) - Int(month), tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, file.path, &times, 0) == 0)
+            let reopened = try HTTPCache(configuration: .init(directory: folder))
+            reopened.flush()
+            #expect(reopened.diskUsage.entries == 0)
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            let again = DTO.get(url).use(reopened).on(engine)
+            try await again.run()
+            #expect(try await Self.stats(key).conditional == 0, "the month-old entry was revalidated")
+        }
+    }
+
     /// Rewrites the JSON header of a disk entry (magic line, 4-byte big-endian length, JSON,
     /// body) through `change`.
     static func rewriteEntry(_ file: URL, _ change: (inout [String: Any]) -> Void) throws {

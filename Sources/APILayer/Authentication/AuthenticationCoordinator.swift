@@ -119,6 +119,8 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     public let configuration: Configuration
     private let logger: Logger
     private let telemetry: RefreshTelemetry
+    /// Called after each `removeToken()`, outside the lock (an API scope empties its HTTP cache).
+    private let onTokenRemoved: (@Sendable () -> Void)?
 
     /// A coordinator refreshing through `authenticator` and saving tokens in `store`, starting
     /// from the stored token when there is a readable one. Its refreshes are counted and traced
@@ -136,8 +138,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     init(
         authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
-        telemetry: RefreshTelemetry
+        telemetry: RefreshTelemetry, onTokenRemoved: (@Sendable () -> Void)? = nil
     ) {
+        self.onTokenRemoved = onTokenRemoved
         self.authenticator = authenticator
         self.store = store
         self.configuration = configuration
@@ -190,13 +193,16 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     /// Forgets the token, in memory and in the store. A refresh running meanwhile is dropped
     /// when it returns (its token is neither kept nor saved), and the operations parked on it
-    /// fail with `AuthenticationError.tokenRemovedDuringRefresh`.
+    /// fail with `AuthenticationError.tokenRemovedDuringRefresh`. The coordinator of an API
+    /// scope also empties the scope's `HTTPCache`: the answers the account was given do not
+    /// outlive its logout, in memory or in the cache's folder.
     public func removeToken() throws {
         let version = state.withLock { state -> Int in
             state.token = nil
             state.version += 1
             return state.version
         }
+        onTokenRemoved?()
         try persist(version: version) { try $0.remove() }
     }
 

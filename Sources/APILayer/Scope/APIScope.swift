@@ -402,7 +402,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     /// Sets up the API's authentication: its operations carry the token (on its origins only),
     /// and any number of them failing with 401 at once cost one refresh. The stored token, if
-    /// readable, is restored.
+    /// readable, is restored. A logout (`removeToken()`) empties the API's `HTTPCache`.
     ///
     /// A store must belong to one API: two APIs sharing one would overwrite each other's saved
     /// token and, after a restart, both would load the same one. Such sharing is logged as an
@@ -421,9 +421,11 @@ public final class APIScope: Sendable, CustomStringConvertible {
                 "token store \(store.storeIdentity ?? "?") of API \(name) is already used by API \(other): each would overwrite the other's saved token, and after a restart both would load the same one; give each API its own store"
             )
         }
+        // A logout empties the API's cache: what the account was answered does not outlive it.
         let coordinator = AuthenticationCoordinator(
             authenticator: authenticator, store: store, configuration: configuration,
-            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog))
+            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog),
+            onTokenRemoved: { [weak self] in self?.configuration.cache?.removeAll() })
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }

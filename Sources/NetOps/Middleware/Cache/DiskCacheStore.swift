@@ -10,16 +10,20 @@ import Darwin
 
 /// The responses an `HTTPCache` keeps in a folder, within a byte bound, across restarts.
 ///
-/// One file per entry, named by the SHA-256 of its key (URL and partition digest: no token, no
-/// header value is ever written to a name or a file). Files are written by a serial queue of
-/// the store's own, never on the thread that delivered the response: to a temporary file
-/// (mode 0600) renamed over the old one, so a reader sees the old entry or the new one. A file
-/// that cannot be read back whole and exactly (wrong magic, a header that does not decode, a
-/// key that is not the one asked for, a body of another length) is deleted, never served.
-/// The least recently used files go first when the folder outgrows its bound.
+/// One file per entry, named by the SHA-256 of its key (URL and partition digest). Neither the
+/// URL nor a request header is written to a name or a file: a token in the query or a password
+/// in the URL's user info would be there in clear; the file holds the URL's digest, which is
+/// checked on read. Files are written by a serial queue of the store's own, never on the thread
+/// that delivered the response: to a temporary file (mode 0600) renamed over the old one, so a
+/// reader sees the old entry or the new one. A file that cannot be read back whole and exactly
+/// (wrong magic, a header that does not decode, a key that is not the one asked for, a body of
+/// another length) is deleted, never served. The least recently used files go first when the
+/// folder outgrows its bound; files older than `maximumAge`, and files of an older format, are
+/// deleted when the folder is opened.
 final class DiskCacheStore: Sendable {
     private struct Header: Codable {
-        var url: String
+        /// The SHA-256 of the entry's URL, as lower-case hex: never the URL itself.
+        var urlDigest: String
         var partition: String
         var status: Int
         var httpVersion: String
@@ -40,25 +44,34 @@ final class DiskCacheStore: Sendable {
         var tick: UInt64 = 0
     }
 
-    private static let magic = Data("APILayerCache1\n".utf8)
-    private static let suffix = ".entry"
+    private static let magic = Data("APILayerCache2\n".utf8)
+    /// What every entry file's name ends with; `.entry` alone: a file of the first format,
+    /// which held the URL in clear.
+    private static let suffix = ".c2.entry"
+    private static let formerSuffix = ".entry"
     private static let maximumHeaderBytes = 1 << 20
 
     let directory: URL
     let maximumBytes: Int
+    /// The oldest a file may be when the folder is opened (by its modification time: when the
+    /// entry was written).
+    let maximumAge: TimeInterval
     private let maximumFreshness: TimeInterval
     private let index = Locked(Index())
     private let writer = DispatchQueue(label: "APILayer.HTTPCache.disk")
     /// Called (on the writer queue) when a write failed: the folder is full or read-only.
     private let onWriteFailure: @Sendable (String) -> Void
 
-    /// Opens (or makes, mode 0700) the folder and indexes the entries in it; throws when it is
-    /// not a folder of this user's that only this user may write to.
+    /// Opens (or makes, mode 0700) the folder and indexes the entries in it, deleting those
+    /// older than `maximumAge` and those of an older format; throws when it is not a folder of
+    /// this user's that only this user may write to.
     init(
-        directory: URL, maximumBytes: Int, maximumFreshness: TimeInterval, onWriteFailure: @escaping @Sendable (String) -> Void
+        directory: URL, maximumBytes: Int, maximumFreshness: TimeInterval, maximumAge: TimeInterval = .infinity,
+        onWriteFailure: @escaping @Sendable (String) -> Void
     ) throws(HTTPCacheError) {
         self.directory = directory
         self.maximumBytes = maximumBytes
+        self.maximumAge = maximumAge
         self.maximumFreshness = maximumFreshness
         self.onWriteFailure = onWriteFailure
         let path = directory.path
@@ -81,6 +94,8 @@ final class DiskCacheStore: Sendable {
             throw .unusableDirectory(path: path, reason: "others may write to it (mode \(String(status.st_mode & 0o777, radix: 8)))")
         }
         var found = Index()
+        var stale: [String] = []
+        let oldest = Double(time(nil)) - maximumAge
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         for name in names {
             let file = directory.appendingPathComponent(name)
@@ -89,7 +104,12 @@ final class DiskCacheStore: Sendable {
                 try? FileManager.default.removeItem(at: file)
                 continue
             }
-            guard name.hasSuffix(Self.suffix), lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard name.hasSuffix(Self.formerSuffix), lstat(file.path, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { continue }
+            // A file of the first format (its URL in clear), or one written too long ago.
+            guard name.hasSuffix(Self.suffix), Double(Self.modificationTime(status)) >= oldest else {
+                stale.append(name)
+                continue
+            }
             // Older files first out: the index starts ordered by modification time.
             found.files[name] = FileInfo(bytes: Int(status.st_size), lastUse: UInt64(max(0, Self.modificationTime(status))))
             found.bytes += Int(status.st_size)
@@ -97,7 +117,10 @@ final class DiskCacheStore: Sendable {
         // Uses from now on count after every file found.
         found.tick = found.files.values.map(\.lastUse).max() ?? 0
         index.withLock { $0 = found }
-        writer.async { self.trim() }
+        writer.async { [stale] in
+            for name in stale { unlink(directory.appendingPathComponent(name).path) }
+            self.trim()
+        }
     }
 
     /// Bytes the indexed files hold.
@@ -169,13 +192,18 @@ final class DiskCacheStore: Sendable {
     }
 
     private static func urlPrefix(_ url: String) -> String {
-        HTTPCache.hex(SHA256.hash(data: Data(url.utf8))).prefix(32) + "-"
+        digest(url).prefix(32) + "-"
+    }
+
+    /// The SHA-256 of `url` as lower-case hex.
+    private static func digest(_ url: String) -> String {
+        HTTPCache.hex(SHA256.hash(data: Data(url.utf8)))
     }
 
     private func write(_ entry: CachedResponse) {
         let name = Self.fileName(url: entry.url, partition: entry.partition)
         let header = Header(
-            url: entry.url, partition: entry.partition, status: entry.status, httpVersion: entry.httpVersion, fields: entry.fields,
+            urlDigest: Self.digest(entry.url), partition: entry.partition, status: entry.status, httpVersion: entry.httpVersion, fields: entry.fields,
             requestTime: entry.requestTime, responseTime: entry.responseTime, bodyBytes: entry.body.count)
         guard let encoded = try? JSONEncoder().encode(header), encoded.count <= Self.maximumHeaderBytes else { return }
         var data = Self.magic
@@ -256,7 +284,7 @@ final class DiskCacheStore: Sendable {
         let length = data[Self.magic.count..<start].reduce(0) { ($0 << 8) | Int($1) }
         guard length <= Self.maximumHeaderBytes, data.count >= start + length,
             let header = try? JSONDecoder().decode(Header.self, from: data[start..<(start + length)]),
-            header.url == url, header.partition == partition, header.bodyBytes == data.count - start - length,
+            header.urlDigest == Self.digest(url), header.partition == partition, header.bodyBytes == data.count - start - length,
             (100...599).contains(header.status)
         else { return nil }
         return CachedResponse(

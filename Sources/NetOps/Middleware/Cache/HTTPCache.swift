@@ -57,12 +57,18 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         /// Header fields, lower case, left out of the key (default: trace context and request
         /// IDs, as `RequestCoalescer` leaves them out).
         public var ignoredHeaders: Set<String>
+        /// The longest an entry is kept, fresh or stale, since the server last sent or confirmed
+        /// it (default 7 days): an older one is never served nor revalidated, and its file is
+        /// deleted when the folder is opened. Revalidation keeps a stale entry useful, but an
+        /// answer kept for months is a copy of someone's data nobody asked to keep.
+        public var maximumStoredAge: TimeInterval
 
         /// A configuration; every part has a default.
         public init(
             maximumMemoryBytes: Int = 32 << 20, maximumEntryBytes: Int = 4 << 20, directory: URL? = nil,
             maximumDiskBytes: Int = 256 << 20, maximumFreshness: TimeInterval = 86_400,
-            ignoredHeaders: Set<String> = RequestCoalescer.Configuration.standardIgnoredHeaders
+            ignoredHeaders: Set<String> = RequestCoalescer.Configuration.standardIgnoredHeaders,
+            maximumStoredAge: TimeInterval = 7 * 86_400
         ) {
             self.maximumMemoryBytes = max(0, maximumMemoryBytes)
             self.maximumEntryBytes = max(0, maximumEntryBytes)
@@ -70,6 +76,7 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
             self.maximumDiskBytes = max(0, maximumDiskBytes)
             self.maximumFreshness = max(0, maximumFreshness)
             self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+            self.maximumStoredAge = max(0, maximumStoredAge)
         }
     }
 
@@ -125,7 +132,7 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         if let directory = configuration.directory {
             disk = try DiskCacheStore(
                 directory: directory, maximumBytes: configuration.maximumDiskBytes,
-                maximumFreshness: configuration.maximumFreshness
+                maximumFreshness: configuration.maximumFreshness, maximumAge: configuration.maximumStoredAge
             ) { _ in
                 state.withLock { $0.statistics.diskWriteFailures += 1 }
             }
@@ -163,15 +170,32 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
     // MARK: Lookups
 
     /// The stored entry for `url` and `partition`: from memory, else from the folder (then
-    /// kept in memory too).
-    func entry(url: String, partition: String) -> CachedResponse? {
+    /// kept in memory too); nil, and the entry forgotten, when it is older than
+    /// `maximumStoredAge`.
+    func entry(url: String, partition: String, now: Date = Date()) -> CachedResponse? {
         let key = MemoryCacheStore.key(url: url, partition: partition)
-        if let found = state.withLock({ $0.memory.entry(for: key) }) { return found }
-        guard let read = disk?.entry(url: url, partition: partition) else { return nil }
-        state.withLock { state in
-            state.statistics.evictions += state.memory.store(read).count
+        let found: CachedResponse
+        if let kept = state.withLock({ $0.memory.entry(for: key) }) {
+            found = kept
+        } else {
+            guard let read = disk?.entry(url: url, partition: partition) else { return nil }
+            found = read
+            if !isTooOld(read, now: now) {
+                state.withLock { state in
+                    state.statistics.evictions += state.memory.store(read).count
+                }
+            }
         }
-        return read
+        guard !isTooOld(found, now: now) else {
+            forget(url: url, partition: partition)
+            return nil
+        }
+        return found
+    }
+
+    /// Whether the server sent or confirmed `entry` longer than `maximumStoredAge` ago.
+    private func isTooOld(_ entry: CachedResponse, now: Date) -> Bool {
+        now.timeIntervalSince(entry.responseTime) > configuration.maximumStoredAge
     }
 
     /// Keeps `entry` in memory and on disk.
