@@ -240,6 +240,50 @@ struct CacheSecurityTests {
 
     // MARK: Validators
 
+    /// A stored `ETag` with a control byte (or a bare CR that would start a field of its own)
+    /// never goes out in a revalidation.
+    @Test(arguments: TestEngine.allCases, ["\"a\u{01}b\"", "\"a\"\rX-Injected: 1"])
+    func aStoredValidatorWithAControlByteNeverReachesTheWire(_ engine: TestEngine, etag: String) async throws {
+        let server = try await RecordingHTTPServer.start { _ in
+            "HTTP/1.1 200 OK\r\nCache-Control: max-age=0\r\nETag: \(etag)\r\nContent-Length: 2\r\n\r\nok"
+        }
+        let cache = try HTTPCache()
+        for _ in 0..<2 { _ = try? await DTO.get(server.url(.ok)).use(cache).on(engine).run() }
+        let requests = server.requests
+        await server.stop()
+        #expect(!requests.isEmpty)
+        for request in requests {
+            let fields = request.head.replacingOccurrences(of: "\r\n", with: "\n")
+            #expect(!fields.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(request.head.debugDescription)")
+            #expect(request.values(of: "X-Injected").isEmpty)
+        }
+    }
+
+    /// A disk entry edited to hold a control byte or CR LF in its `ETag` is dropped when read:
+    /// the request goes without a condition, and nothing is injected. (FoundationNetworking's
+    /// `URLRequest` drops a value with CR LF by itself; one with another control byte it keeps.)
+    @Test(arguments: TestEngine.allCases, ["\"v1\"\r\nX-Injected: 1", "\"v1\"\u{01}"])
+    func anEditedDiskEntryWithAnInjectedValidatorIsDropped(_ engine: TestEngine, etag: String) async throws {
+        try await Self.withFolder { folder in
+            let (url, key) = try await Self.resource("maxAge=0&etag=1")
+            let writer = try HTTPCache(configuration: .init(directory: folder))
+            try await DTO.get(url).use(writer).on(engine).run()
+            writer.flush()
+            let file = try #require(Self.entryFiles(in: folder).first)
+            try Self.rewriteEntry(file) { header in
+                let fields = header["fields"] as? [[String: String]] ?? []
+                header["fields"] = fields.map { field -> [String: String] in
+                    field["name"]?.lowercased() == "etag" ? ["name": "ETag", "value": etag] : field
+                }
+            }
+            let reader = try HTTPCache(configuration: .init(directory: folder))
+            let operation = DTO.get(url).use(reader).on(engine)
+            try await operation.run()
+            #expect(operation.statusCode == 200)
+            #expect(try await Self.stats(key) == Stats(served: 2, notModified: 0, conditional: 0))
+        }
+    }
+
     // MARK: What the key leaves out
 
     // MARK: CPU and memory

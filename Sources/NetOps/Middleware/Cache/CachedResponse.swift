@@ -133,6 +133,12 @@ final class CachedResponse: Sendable {
     /// Whether a conditional request can freshen it.
     var hasValidators: Bool { etag != nil || lastModified != nil }
 
+    /// Whether its `ETag` and `Last-Modified` may go out as `If-None-Match` and
+    /// `If-Modified-Since` (`RequestCheck`): no control character, no CR or LF.
+    var validatorsAreFieldValues: Bool {
+        (etag.map(RequestCheck.isFieldValue) ?? true) && (lastModified.map(RequestCheck.isFieldValue) ?? true)
+    }
+
     /// The head it answers with, its `Age` field set to `age`; `requestURL` is the URL of the
     /// request it answers (the stored one's text with nothing changed, so not parsed again).
     func head(age: TimeInterval, requestURL: URL) -> ResponseHead {

@@ -17,7 +17,7 @@ import Darwin
 /// that delivered the response: to a temporary file (mode 0600) renamed over the old one, so a
 /// reader sees the old entry or the new one. A file that cannot be read back whole and exactly
 /// (wrong magic, a header that does not decode, a key that is not the one asked for, a body of
-/// another length) is deleted, never served. The least recently used files go first when the
+/// another length, a field no server could have sent) is deleted, never served. The least recently used files go first when the
 /// folder outgrows its bound; files older than `maximumAge`, and files of an older format, are
 /// deleted when the folder is opened.
 final class DiskCacheStore: Sendable {
@@ -285,7 +285,9 @@ final class DiskCacheStore: Sendable {
         guard length <= Self.maximumHeaderBytes, data.count >= start + length,
             let header = try? JSONDecoder().decode(Header.self, from: data[start..<(start + length)]),
             header.urlDigest == Self.digest(url), header.partition == partition, header.bodyBytes == data.count - start - length,
-            (100...599).contains(header.status)
+            (100...599).contains(header.status),
+            // A file edited to hold a field that could not have arrived (CR, LF, a control byte).
+            header.fields.allSatisfy({ RequestCheck.isToken($0.name) && RequestCheck.isFieldValue($0.value) })
         else { return nil }
         return CachedResponse(
             url: url, partition: partition, status: header.status, httpVersion: header.httpVersion, fields: header.fields,

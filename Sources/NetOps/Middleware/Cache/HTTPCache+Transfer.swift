@@ -49,6 +49,17 @@ extension HTTPCache {
         var sent = request
         var revalidating: CachedResponse?
         if let stored, stored.hasValidators {
+            // The conditions are added after the operation's check of what goes on the wire:
+            // they pass the same check here. An entry whose validator would not (a control
+            // byte from a server, or from an edited file) is dropped, never sent.
+            guard stored.validatorsAreFieldValues else {
+                forget(url: key, partition: partition)
+                let transfer = CachingTransfer(
+                    cache: self, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
+                transfer.reportMiss()
+                transfer.begin(request)
+                return transfer
+            }
             if let etag = stored.etag { sent.setValue(etag, forHTTPHeaderField: "If-None-Match") }
             if let lastModified = stored.lastModified { sent.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
             revalidating = stored
@@ -278,7 +289,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
         let entry = CachedResponse(
             url: key, partition: partition, status: head.statusCode, httpVersion: "HTTP/1.1", fields: fields, body: body,
             requestTime: requestTime, responseTime: Date(), maximumFreshness: cache.configuration.maximumFreshness)
-        guard entry.freshnessLifetime > 0 || entry.hasValidators, !entry.control.noStore else { return nil }
+        guard entry.freshnessLifetime > 0 || entry.hasValidators, !entry.control.noStore, entry.validatorsAreFieldValues else { return nil }
         return entry
     }
 }
