@@ -286,6 +286,30 @@ struct CacheSecurityTests {
 
     // MARK: What the key leaves out
 
+    /// W3C `baggage` may carry a tenant or user: requests that differ in it never share an answer.
+    @Test(arguments: TestEngine.allCases)
+    func baggageIsPartOfTheKey(_ engine: TestEngine) async throws {
+        let (url, key) = try await Self.resource("maxAge=600")
+        let cache = try HTTPCache()
+        for tenant in ["a", "b"] {
+            try await DTO.get(url, headers: ["baggage": "tenant=\(tenant)"]).use(cache).on(engine).run()
+        }
+        #expect(try await Self.stats(key).served == 2)
+    }
+
+    /// A configuration that asks to leave a credential out of the key (`Authorization`, `Cookie`,
+    /// an API key) does not get it: two tokens never share an answer.
+    @Test(arguments: TestEngine.allCases)
+    func aSecretHeaderIsNeverLeftOutOfTheKey(_ engine: TestEngine) async throws {
+        let (url, key) = try await Self.resource("maxAge=600")
+        let cache = try HTTPCache(configuration: .init(ignoredHeaders: ["Authorization", "cookie", "x-api-key", "traceparent"]))
+        #expect(cache.configuration.ignoredHeaders == ["traceparent"])
+        for token in ["a", "b"] {
+            try await DTO.get(url, headers: ["Authorization": "Bearer \(token)"]).use(cache).on(engine).run()
+        }
+        #expect(try await Self.stats(key).served == 2)
+    }
+
     // MARK: CPU and memory
 
 }

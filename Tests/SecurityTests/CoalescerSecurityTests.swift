@@ -51,4 +51,60 @@ struct CoalescerSecurityTests {
         #expect(coalescer.statistics.requestsJoined == 0)
     }
 
+    /// `baggage` may carry a tenant: requests that differ in it are not coalesced.
+    @Test(arguments: TestEngine.allCases)
+    func baggageIsCompared(_ engine: TestEngine) async throws {
+        let (url, key) = try await Self.counted()
+        let coalescer = RequestCoalescer()
+        try await Self.runTogether(
+            ["a", "b"].map { DTO.get(url, headers: ["baggage": "tenant=\($0)"]).use(coalescer).on(engine) })
+        #expect(try await Self.served(key) == 2)
+    }
+
+    /// A configuration made in code that names a credential among the ignored fields, or an
+    /// unsafe method, does not get them: two tokens never share an answer, two POSTs are never
+    /// one.
+    @Test(arguments: TestEngine.allCases)
+    func codeCannotIgnoreACredentialOrCoalesceAPOST(_ engine: TestEngine) async throws {
+        let configuration = RequestCoalescer.Configuration(
+            methods: ["GET", "post", "PATCH"], ignoredHeaders: ["authorization", "Cookie", "X-Api-Key", "x-request-id"])
+        #expect(configuration.methods == ["GET"])
+        #expect(configuration.ignoredHeaders == ["x-request-id"])
+        let coalescer = RequestCoalescer(configuration: configuration)
+        let (url, key) = try await Self.counted()
+        try await Self.runTogether(
+            ["a", "b"].map { DTO.get(url, headers: ["Authorization": "Bearer \($0)"]).use(coalescer).on(engine) })
+        #expect(try await Self.served(key) == 2)
+        let (posted, postKey) = try await Self.counted()
+        let posts = (0..<2).map { _ -> BaseOperation in
+            var request = URLRequest(url: posted)
+            request.httpMethod = "POST"
+            return DTO(request: request).use(coalescer).on(engine)
+        }
+        try await Self.runTogether(posts)
+        #expect(try await Self.served(postKey) == 2)
+    }
+
+    /// From a configuration file or the environment, a secret field among `ignoredHeaders`, or
+    /// an unsafe method among `methods`, is refused with an error that names the key.
+    @Test(arguments: [
+        ("ignoredHeaders", ["authorization"]), ("ignoredHeaders", ["x-request-id", "Cookie"]), ("ignoredHeaders", ["X-Api-Key"]),
+        ("methods", ["GET", "POST"]), ("methods", ["delete"]),
+    ])
+    func aConfigurationThatWouldShareCredentialsIsRefused(_ key: String, _ values: [String]) throws {
+        let reader = ConfigReader(
+            provider: InMemoryProvider(values: [
+                AbsoluteConfigKey(["tracker", "coalescing", key]): ConfigValue(.stringArray(values), isSecret: false)
+            ]))
+        do {
+            _ = try APIScope.Configuration(configReader: reader.scoped(to: "tracker"))
+            Issue.record("\(key) = \(values) was accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "tracker.coalescing.\(key)", "\(error)")
+            for value in values where !["GET", "HEAD"].contains(value) { #expect(!error.description.contains(value), "\(error)") }
+        }
+        #expect(throws: ConfigurationError.self) {
+            try RequestCoalescer.Configuration(configReader: reader.scoped(to: "tracker").scoped(to: "coalescing"))
+        }
+    }
 }

@@ -69,9 +69,11 @@ extension RequestCoalescer.Configuration {
     /// `tracker.coalescing`); each key missing keeps the default of `init()`.
     ///
     /// ## Configuration keys
-    /// - `methods` (string list, default GET, HEAD): the methods whose requests coalesce.
+    /// - `methods` (string list, default GET, HEAD): the methods whose requests coalesce; any
+    ///   other method is refused.
     /// - `ignoredHeaders` (string list, default `standardIgnoredHeaders`): fields left out when
-    ///   requests are compared.
+    ///   requests are compared; a credential field (`authorization`, `cookie`, an API key…) is
+    ///   refused.
     /// - `maximumBacklogBytes` (int, at least 0, default 8 MiB): a shared answer's bytes kept for
     ///   late joiners.
     ///
@@ -84,6 +86,15 @@ extension RequestCoalescer.Configuration {
     package static func read(_ section: ConfigSettingsReader) throws -> Self? {
         let methods = try section.strings("methods")
         let ignored = try section.strings("ignoredHeaders")
+        // Never quietly dropped, as the initializer does for code: a deployment that asks for
+        // it is told at start.
+        if let methods, !methods.allSatisfy({ Self.safeMethods.contains($0.uppercased()) }) {
+            throw section.error("methods", .invalid("GET or HEAD only (a request coalesced with another must be safe to ask once)"))
+        }
+        if let ignored, !ignored.allSatisfy(Self.mayIgnore) {
+            throw section.error(
+                "ignoredHeaders", .invalid("fields that carry no credential (two callers' credentials would share one answer)"))
+        }
         let backlog = try section.int("maximumBacklogBytes", atLeast: 0)
         let given: [Any?] = [methods, ignored, backlog]
         guard given.contains(where: { $0 != nil }) else { return nil }

@@ -15,11 +15,14 @@ import FoundationNetworking
 /// cancelled on its own; the network transfer stops only when every operation sharing it was
 /// cancelled. A retry sends its request again and may join another transfer.
 ///
-/// Only the methods in `Configuration.methods` coalesce (GET and HEAD by default: safe
-/// methods, whose answer does not depend on being asked once or twice). Headers that differ on
-/// every request without changing its answer — trace context, request identifiers — are left
-/// out of the comparison (`Configuration.ignoredHeaders`, and the fields an API scope's tracer
-/// propagates); the shared request carries those of the operation that opened it.
+/// Only the methods in `Configuration.methods` coalesce (GET and HEAD by default; no other may
+/// be added: only for a safe method is the answer the same whether it is asked once or twice).
+/// Headers that differ on every request without changing its answer — trace context, request
+/// identifiers — are left out of the comparison (`Configuration.ignoredHeaders`, and the fields
+/// an API scope's tracer propagates); the shared request carries those of the operation that
+/// opened it. A credential (a name the standard `Redaction` calls secret: `Authorization`,
+/// `Cookie`, `X-Api-Key`…) and `baggage` (which may carry a tenant or a user) are always
+/// compared.
 ///
 /// ```swift
 /// let coalescer = RequestCoalescer()
@@ -29,32 +32,52 @@ import FoundationNetworking
 public final class RequestCoalescer: NetworkMiddleware, Sendable {
     /// Which requests coalesce and how much of a shared answer is kept for late joiners.
     public struct Configuration: Sendable, Equatable {
-        /// The HTTP methods whose requests coalesce, upper case (default: GET and HEAD).
+        /// The HTTP methods whose requests coalesce, upper case (default: GET and HEAD, the only
+        /// ones allowed).
         public var methods: Set<String>
         /// Header fields, lower case, left out when requests are compared (default: the trace
-        /// context of W3C and B3 and the usual request identifiers).
+        /// context of W3C and B3 and the usual request identifiers). A credential is never left
+        /// out.
         public var ignoredHeaders: Set<String>
         /// The bytes of a shared answer kept for operations that join after it began to arrive
         /// (default 8 MiB); past that, later identical requests open a transfer of their own.
         public var maximumBacklogBytes: Int
 
-        /// A configuration; by default GET and HEAD requests coalesce.
+        /// A configuration; by default GET and HEAD requests coalesce. A method other than GET
+        /// and HEAD is dropped from `methods`, and a credential field (one the standard
+        /// `Redaction` calls secret) from `ignoredHeaders`: neither can make two callers share
+        /// what they must not.
         public init(
             methods: Set<String> = ["GET", "HEAD"],
             ignoredHeaders: Set<String> = Self.standardIgnoredHeaders,
             maximumBacklogBytes: Int = 8 << 20
         ) {
-            self.methods = Set(methods.map { $0.uppercased() })
-            self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+            self.methods = Set(methods.map { $0.uppercased() }).intersection(Self.safeMethods)
+            self.ignoredHeaders = Self.ignorable(ignoredHeaders)
             self.maximumBacklogBytes = max(0, maximumBacklogBytes)
         }
 
-        /// `traceparent`, `tracestate`, `baggage`, `b3`, the `X-B3-…` fields, `X-Request-ID`
-        /// and `X-Correlation-ID`.
+        /// `traceparent`, `tracestate`, `b3`, the `X-B3-…` fields, `X-Request-ID` and
+        /// `X-Correlation-ID`. Not `baggage`: W3C baggage may carry a tenant or a user, on which
+        /// a server may base its answer.
         public static let standardIgnoredHeaders: Set<String> = [
-            "traceparent", "tracestate", "baggage", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled",
-            "x-b3-flags", "x-request-id", "x-correlation-id",
+            "traceparent", "tracestate", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled", "x-b3-flags",
+            "x-request-id", "x-correlation-id",
         ]
+
+        /// The methods that may coalesce: asked once or twice, their answer is the same.
+        public static let safeMethods: Set<String> = ["GET", "HEAD"]
+
+        /// Whether a field may be left out of a comparison of requests (the coalescer's or an
+        /// `HTTPCache`'s key): a credential never may.
+        static func mayIgnore(_ name: String) -> Bool {
+            !Redaction.standard.isSecret(header: name)
+        }
+
+        /// `names` lowered, without the credentials.
+        static func ignorable(_ names: Set<String>) -> Set<String> {
+            Set(names.map { $0.lowercased() }.filter(mayIgnore))
+        }
     }
 
     /// What a coalescer did so far.

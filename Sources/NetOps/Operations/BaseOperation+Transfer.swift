@@ -171,6 +171,9 @@ extension BaseOperation {
     private static func startThroughStages(_ request: URLRequest, prepared: PreparedTransfer, events: any TransferEvents) -> any TransferHandle {
         var contextHeaders = Set<String>()
         for source in prepared.contextHeaderSources { contextHeaders.formUnion(source.contextHeaderNames) }
+        // What a tracer propagates is left out of the keys, but for `baggage`: it may carry a
+        // tenant or a user, on which a server may base its answer.
+        contextHeaders.remove("baggage")
         let session = prepared.session
         let engine = session.engine
         let body = prepared.body

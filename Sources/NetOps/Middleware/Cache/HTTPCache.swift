@@ -16,8 +16,8 @@ import FoundationNetworking
 /// heuristics: without a lifetime, an entry is revalidated every time. `s-maxage` and
 /// `public`/`private` are for shared caches and do not matter here.
 ///
-/// Keys: the URL and a digest of every request header field except trace context, request
-/// IDs and the cache's own directives, and of what the request presents outside its fields: the
+/// Keys: the URL and a digest of every request header field except trace context (W3C
+/// `baggage` is kept: it may carry a tenant), request IDs and the cache's own directives, and of what the request presents outside its fields: the
 /// engine, the TLS client certificate and trust roots, the proxy. Two requests with different
 /// tokens, cookies, client certificates, proxies or any other field never share an entry; no
 /// token is kept in a key or written to disk.
@@ -55,7 +55,9 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         /// (default one day).
         public var maximumFreshness: TimeInterval
         /// Header fields, lower case, left out of the key (default: trace context and request
-        /// IDs, as `RequestCoalescer` leaves them out).
+        /// IDs, as `RequestCoalescer` leaves them out). A credential (a name the standard
+        /// `Redaction` calls secret: `Authorization`, `Cookie`, `X-Api-Key`…) is dropped from it:
+        /// two tokens never share an entry.
         public var ignoredHeaders: Set<String>
         /// The longest an entry is kept, fresh or stale, since the server last sent or confirmed
         /// it (default 7 days): an older one is never served nor revalidated, and its file is
@@ -75,7 +77,7 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
             self.directory = directory
             self.maximumDiskBytes = max(0, maximumDiskBytes)
             self.maximumFreshness = max(0, maximumFreshness)
-            self.ignoredHeaders = Set(ignoredHeaders.map { $0.lowercased() })
+            self.ignoredHeaders = RequestCoalescer.Configuration.ignorable(ignoredHeaders)
             self.maximumStoredAge = max(0, maximumStoredAge)
         }
     }
