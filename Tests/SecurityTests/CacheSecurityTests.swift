@@ -1,11 +1,12 @@
 import APILayer
 import DemoServer
 import Foundation
-import NetOps
 import NetOpsNIO
 import TestSupport
 import Testing
 import Validator
+
+@testable import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -312,4 +313,114 @@ struct CacheSecurityTests {
 
     // MARK: CPU and memory
 
+    /// An entry file replaced by a FIFO does not block the thread that starts the request (it
+    /// would wait in `open(2)` for a writer forever): the file is read elsewhere, refused, and
+    /// the request goes to the network.
+    @Test(arguments: TestEngine.allCases)
+    func aDiskEntryThatIsAFIFONeverBlocksTheStartingThread(_ engine: TestEngine) async throws {
+        try await Self.withFolder { folder in
+            let (url, key) = try await Self.resource("maxAge=600")
+            let writer = try HTTPCache(configuration: .init(directory: folder))
+            try await DTO.get(url).use(writer).on(engine).run()
+            writer.flush()
+            let reader = try HTTPCache(configuration: .init(directory: folder))
+            let file = try #require(Self.entryFiles(in: folder).first)
+            try FileManager.default.removeItem(at: file)
+            #expect(mkfifo(file.path, 0o600) == 0)
+            let operation = DTO.get(url).use(reader).on(engine)
+            let returned = Locked(false)
+            Thread.detachNewThread {
+                operation.start()
+                returned.withLock { $0 = true }
+            }
+            let startReturned = await eventually(within: 5) { returned.withLock { $0 } }
+            if !startReturned {
+                // Let the blocked thread go: a writer that opens and closes the FIFO ends its read.
+                let descriptor = open(file.path, O_WRONLY | O_NONBLOCK)
+                if descriptor >= 0 { close(descriptor) }
+            }
+            #expect(startReturned, "start() waited for the FIFO")
+            await operation.finished()
+            #expect(operation.statusCode == 200)
+            #expect(try await Self.stats(key).served == 2)
+        }
+    }
+
+    /// The writer never falls more than its bound behind: with the folder stalled, writes past
+    /// `maximumPendingBytes` are skipped (the entries stay in memory), not queued without end.
+    @Test func theDiskWritersQueueIsBounded() async throws {
+        try await Self.withFolder { folder in
+            let skipped = Locked(0)
+            let store = try DiskCacheStore(
+                directory: folder, maximumBytes: 64 << 20, maximumFreshness: 60, maximumPendingBytes: 1 << 20,
+                onWriteSkipped: { skipped.withLock { $0 += 1 } }, onWriteFailure: { _ in })
+            store.writer.suspend()
+            let now = Date()
+            for index in 0..<64 {
+                store.store(
+                    CachedResponse(
+                        url: "http://127.0.0.1/\(index)", partition: "p", status: 200, httpVersion: "HTTP/1.1", fields: [],
+                        body: Data(count: 64 << 10), requestTime: now, responseTime: now, maximumFreshness: 60))
+            }
+            #expect(store.pendingBytes <= 1 << 20)
+            #expect(skipped.withLock { $0 } > 40)
+            store.writer.resume()
+            store.flush()
+            #expect(store.pendingBytes == 0)
+            #expect(store.count == 64 - skipped.withLock { $0 })
+        }
+    }
+
+    /// A `Date` or `Expires` in none of the three forms (`Date: x` on every answer) is read
+    /// without a formatter and means no date; the two obsolete forms are read as the RFC says
+    /// (a two-digit year more than 50 years ahead is in the past century).
+    @Test func httpDatesInEveryFormAndGarbageAreReadByHand() {
+        let november6 = Date(timeIntervalSince1970: 784_111_777)
+        #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == november6)
+        #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == november6)
+        #expect(HTTPDate.parse("Sun Nov 16 08:49:37 1994") == november6.addingTimeInterval(10 * 86_400))
+        let in2026 = Date(timeIntervalSince1970: 1_795_000_000)
+        #expect(HTTPDate.parse("Tuesday, 01-Jan-80 00:00:00 GMT", now: in2026) == Date(timeIntervalSince1970: 315_532_800))
+        #expect(HTTPDate.parse("Friday, 01-Jan-27 00:00:00 GMT", now: in2026) == Date(timeIntervalSince1970: 1_798_761_600))
+        for garbage in [
+            "x", "", "Sunday, 06-Nov-94 08:49:37 UTC", "Sun Nov  6 08:49:37", "Funday, 06-Nov-94 08:49:37 GMT", "Sun Nox  6 08:49:37 1994",
+        ] {
+            #expect(HTTPDate.parse(garbage) == nil, "\(garbage)")
+        }
+    }
+
+    /// A model mapped from a stored body and kept with it for reuse counts in the memory bound.
+    @Test(arguments: TestEngine.allCases)
+    func aReusedModelCountsInTheMemoryBound(_ engine: TestEngine) async throws {
+        struct Page: Decodable, Sendable {
+            struct Issue: Decodable, Sendable {
+                let id: Int
+                let title: String
+                let body: String?
+            }
+            let key: String
+            let items: [Issue]
+        }
+        enum PageAPI: String, APIMethod {
+            case page = "cacheable/{key}"
+            var httpMethod: HTTPMethod { .get }
+            var encoding: RequestEncoding { .query }
+            var defaultParameters: Parameters { [:] }
+            var validation: ValidationPolicy { .custom { _ in [] } }
+            var tokenPlacement: TokenPlacement? { nil }
+        }
+        let server = try await TestServer.get()
+        let cache = try HTTPCache()
+        let scope = APIScope(name: "cache-models", configuration: .init(baseURL: server.baseURL, session: engine.session))
+        scope.configure { $0.cache = cache }
+        let key = UUID().uuidString
+        let operation = APIManager.withDefaultAPI(scope) {
+            APIManager.operation(PageAPI.page, properties: ["key": key, "maxAge": 600, "items": 40], as: Page.self)
+        }
+        let page = try await operation.run()
+        #expect(page.items.count == 40)
+        let body = operation.receivedData.count
+        #expect(body > 10_000)
+        #expect(cache.memoryUsage.bytes >= 2 * body, "\(cache.memoryUsage.bytes) bytes counted for a body of \(body)")
+    }
 }

@@ -64,7 +64,7 @@ final class CachedResponse: Sendable {
         control = CacheControl(read.cacheControl, pragma: read.pragma)
         etag = read.etag
         lastModified = read.lastModified
-        let date = read.date.flatMap(HTTPDate.parse)
+        let date = read.date.flatMap { HTTPDate.parse($0) }
         var lifetime: TimeInterval = 0
         if let maxAge = control.maxAge {
             lifetime = maxAge
@@ -194,11 +194,13 @@ final class CachedResponse: Sendable {
 }
 
 /// Values made from a stored body, by a key the maker chooses (it names what was made and the
-/// version of everything it was made with); bounded, the oldest dropped first.
+/// version of everything it was made with); bounded, the oldest dropped first. The cache that
+/// holds the body counts each value in its memory bound (`watch(_:)`).
 package final class DerivedValues: Sendable {
     private struct State {
         var values: [String: any Sendable] = [:]
         var order: [String] = []
+        var onChange: (@Sendable (Int) -> Void)?
     }
 
     private static let limit = 8
@@ -213,9 +215,27 @@ package final class DerivedValues: Sendable {
 
     /// Keeps `value` under `key`.
     package func set(_ value: any Sendable, for key: String) {
-        state.withLock { state in
-            if state.values.updateValue(value, forKey: key) == nil { state.order.append(key) }
-            if state.order.count > Self.limit { state.values[state.order.removeFirst()] = nil }
+        let (change, listener) = state.withLock { state -> (Int, (@Sendable (Int) -> Void)?) in
+            var change = 0
+            if state.values.updateValue(value, forKey: key) == nil {
+                state.order.append(key)
+                change += 1
+            }
+            if state.order.count > Self.limit {
+                state.values[state.order.removeFirst()] = nil
+                change -= 1
+            }
+            return (change, state.onChange)
         }
+        if change != 0 { listener?(change) }
+    }
+
+    /// The values kept now.
+    var count: Int { state.withLock { $0.values.count } }
+
+    /// Tells `onChange` how many values each later `set` added (1) or dropped (-1), outside the
+    /// lock; it replaces the listener before.
+    func watch(_ onChange: @escaping @Sendable (Int) -> Void) {
+        state.withLock { $0.onChange = onChange }
     }
 }

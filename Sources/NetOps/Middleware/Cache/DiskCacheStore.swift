@@ -58,21 +58,34 @@ final class DiskCacheStore: Sendable {
     let maximumAge: TimeInterval
     private let maximumFreshness: TimeInterval
     private let index = Locked(Index())
-    private let writer = DispatchQueue(label: "APILayer.HTTPCache.disk")
+    /// Where files are written, one after another.
+    let writer = DispatchQueue(label: "APILayer.HTTPCache.disk")
+    /// Where files are read (`HTTPCache` looks up an entry here, never on the thread that
+    /// starts a transfer).
+    let reader = DispatchQueue(label: "APILayer.HTTPCache.disk.read")
+    /// The bytes of the entries waiting for the writer, and the most it may hold: past it, a
+    /// write is skipped (the entry stays in memory).
+    private let pending = Locked(0)
+    let maximumPendingBytes: Int
     /// Called (on the writer queue) when a write failed: the folder is full or read-only.
     private let onWriteFailure: @Sendable (String) -> Void
+    /// Called when a write is skipped because the writer is `maximumPendingBytes` behind.
+    private let onWriteSkipped: @Sendable () -> Void
 
     /// Opens (or makes, mode 0700) the folder and indexes the entries in it, deleting those
     /// older than `maximumAge` and those of an older format; throws when it is not a folder of
     /// this user's that only this user may write to.
     init(
         directory: URL, maximumBytes: Int, maximumFreshness: TimeInterval, maximumAge: TimeInterval = .infinity,
+        maximumPendingBytes: Int = 32 << 20, onWriteSkipped: @escaping @Sendable () -> Void = {},
         onWriteFailure: @escaping @Sendable (String) -> Void
     ) throws(HTTPCacheError) {
         self.directory = directory
         self.maximumBytes = maximumBytes
         self.maximumAge = maximumAge
         self.maximumFreshness = maximumFreshness
+        self.maximumPendingBytes = maximumPendingBytes
+        self.onWriteSkipped = onWriteSkipped
         self.onWriteFailure = onWriteFailure
         let path = directory.path
         var status = stat()
@@ -129,6 +142,15 @@ final class DiskCacheStore: Sendable {
     /// Files indexed.
     var count: Int { index.withLock { $0.files.count } }
 
+    /// Bytes of the entries waiting to be written.
+    var pendingBytes: Int { pending.withLock { $0 } }
+
+    /// Whether a file for `url` and `partition` is indexed.
+    func holds(url: String, partition: String) -> Bool {
+        let name = Self.fileName(url: url, partition: partition)
+        return index.withLock { $0.files[name] != nil }
+    }
+
     /// The entry stored for `url` and `partition`, read from its file; nil when there is none
     /// or its file is not a whole, exact entry (then it is deleted).
     func entry(url: String, partition: String) -> CachedResponse? {
@@ -141,16 +163,53 @@ final class DiskCacheStore: Sendable {
         }
         guard known else { return nil }
         let file = directory.appendingPathComponent(name)
-        guard let data = try? Data(contentsOf: file), let entry = decode(data, url: url, partition: partition) else {
+        guard let data = readFile(file.path), let entry = decode(data, url: url, partition: partition) else {
             discard(name)
             return nil
         }
         return entry
     }
 
-    /// Writes `entry` in the background.
+    /// The bytes of the regular file at `path`, at most `maximumBytes` of them; nil for anything
+    /// else. Opened without following a link and without blocking (a FIFO put in its place
+    /// would hold the reader until someone writes to it).
+    private func readFile(_ path: String) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, Int(status.st_size) <= maximumBytes else { return nil }
+        var data = Data(count: Int(status.st_size))
+        let complete = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let count = systemRead(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        return complete ? data : nil
+    }
+
+    /// Writes `entry` in the background, unless the writes waiting hold `maximumPendingBytes`
+    /// already: then it is skipped (the folder is slower than the answers arrive).
     func store(_ entry: CachedResponse) {
-        writer.async { self.write(entry) }
+        let size = entry.byteCount
+        let accepted = pending.withLock { pending -> Bool in
+            guard pending + size <= maximumPendingBytes else { return false }
+            pending += size
+            return true
+        }
+        guard accepted else {
+            onWriteSkipped()
+            return
+        }
+        writer.async {
+            self.write(entry)
+            self.pending.withLock { $0 -= size }
+        }
     }
 
     /// Deletes the entry of `url` and `partition`, in the background.
@@ -294,6 +353,15 @@ final class DiskCacheStore: Sendable {
             body: Data(data[(start + length)...]), requestTime: header.requestTime, responseTime: header.responseTime,
             maximumFreshness: maximumFreshness)
     }
+}
+
+/// `read(2)`.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
 }
 
 /// `write(2)`, under a name the store's own `write` does not hide.

@@ -31,8 +31,40 @@ extension HTTPCache {
         let key = Self.key(url)
         let partition = partition(
             of: request, contextHeaders: contextHeaders, followsRedirects: events.redirectRules.follows, transport: transport)
+        let lookup = Lookup(request: request, url: url, key: key, partition: partition, control: requestControl)
+        guard needsDiskRead(url: key, partition: partition) else {
+            return answer(lookup, stored: entry(url: key, partition: partition), events: events, next: next)
+        }
+        // The entry is in the folder only: read there, not on this thread (an event loop, maybe).
+        let pending = PendingLookup()
+        onDiskReader { [self] in
+            let stored = entry(url: key, partition: partition)
+            guard !pending.isCancelled else {
+                events.transferDidComplete(failure: .cancelled)
+                return
+            }
+            pending.attach(answer(lookup, stored: stored, events: events, next: next))
+        }
+        return pending
+    }
+
+    /// What a request asks of the cache, worked out once.
+    private struct Lookup {
+        let request: URLRequest
+        let url: URL
+        let key: String
+        let partition: String
+        let control: CacheControl
+    }
+
+    /// Answers `lookup` from `stored` when it is fresh, else sends it (revalidating `stored`
+    /// when it has validators) through `next`.
+    private func answer(
+        _ lookup: Lookup, stored: CachedResponse?, events: any TransferEvents,
+        next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+    ) -> any TransferHandle {
+        let (request, url, key, partition, requestControl) = (lookup.request, lookup.url, lookup.key, lookup.partition, lookup.control)
         let now = Date()
-        let stored = entry(url: key, partition: partition)
         if let stored, stored.isFresh(for: requestControl, at: now) {
             count(.hit)
             events.transferDidUseCache(.hit, values: stored.derived)
@@ -97,6 +129,36 @@ extension HTTPCache {
 /// A transfer the cache answered itself: nothing to stop.
 private struct AnsweredTransfer: TransferHandle {
     func cancel() {}
+}
+
+/// A request whose entry is being read from the folder: a cancel before the read ends ends it
+/// there; after, it goes to what the lookup started.
+private final class PendingLookup: TransferHandle, Sendable {
+    private struct State {
+        var cancelled = false
+        var handle: (any TransferHandle)?
+    }
+
+    private let state = Locked(State())
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func cancel() {
+        let handle = state.withLock { state -> (any TransferHandle)? in
+            state.cancelled = true
+            return state.handle
+        }
+        handle?.cancel()
+    }
+
+    /// Keeps what the lookup started, or cancels it when the request was cancelled meanwhile.
+    func attach(_ handle: any TransferHandle) {
+        let cancelled = state.withLock { state -> Bool in
+            if !state.cancelled { state.handle = handle }
+            return state.cancelled
+        }
+        if cancelled { handle.cancel() }
+    }
 }
 
 /// The events of one request that went to the network through the cache: passes them on,

@@ -30,9 +30,11 @@ import FoundationNetworking
 /// removes the entries of its URL, and of its `Location` and `Content-Location` on the same
 /// origin (RFC 9111 §4.4).
 ///
-/// The entries live in memory within `maximumMemoryBytes` (least recently used first out)
-/// and, when the configuration names a folder, on disk too (`maximumDiskBytes`), where they
-/// survive a restart. An API scope takes one with `APIScope.Configuration.cache`; give each
+/// The entries live in memory within `maximumMemoryBytes` (least recently used first out; a
+/// value made from a body and kept with it, an API call's model, counts as the body's size
+/// again) and, when the configuration names a folder, on disk too (`maximumDiskBytes`), where
+/// they survive a restart. The folder is read and written on queues of the cache's, never on
+/// the thread that starts or answers a request. An API scope takes one with `APIScope.Configuration.cache`; give each
 /// scope its own.
 ///
 /// ```swift
@@ -111,6 +113,9 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         public var evictions = 0
         /// Writes to the folder that failed (it is full or read-only); the memory cache goes on.
         public var diskWriteFailures = 0
+        /// Writes to the folder not made because the writes waiting already held
+        /// `maximumMemoryBytes` (the folder is slower than the answers arrive).
+        public var diskWritesSkipped = 0
     }
 
     private struct State {
@@ -134,10 +139,10 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         if let directory = configuration.directory {
             disk = try DiskCacheStore(
                 directory: directory, maximumBytes: configuration.maximumDiskBytes,
-                maximumFreshness: configuration.maximumFreshness, maximumAge: configuration.maximumStoredAge
-            ) { _ in
-                state.withLock { $0.statistics.diskWriteFailures += 1 }
-            }
+                maximumFreshness: configuration.maximumFreshness, maximumAge: configuration.maximumStoredAge,
+                maximumPendingBytes: configuration.maximumMemoryBytes,
+                onWriteSkipped: { state.withLock { $0.statistics.diskWritesSkipped += 1 } },
+                onWriteFailure: { _ in state.withLock { $0.statistics.diskWriteFailures += 1 } })
         } else {
             disk = nil
         }
@@ -171,6 +176,21 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
 
     // MARK: Lookups
 
+    /// Whether the entry for `url` and `partition` must be read from the folder: it is not in
+    /// memory, and the folder has a file for it.
+    func needsDiskRead(url: String, partition: String) -> Bool {
+        guard let disk, disk.holds(url: url, partition: partition) else { return false }
+        let key = MemoryCacheStore.key(url: url, partition: partition)
+        return state.withLock { !$0.memory.contains(key) }
+    }
+
+    /// Runs `work` where the folder is read: never on the thread that starts a transfer (an
+    /// event loop, maybe).
+    func onDiskReader(_ work: @escaping @Sendable () -> Void) {
+        guard let disk else { return work() }
+        disk.reader.async(execute: work)
+    }
+
     /// The stored entry for `url` and `partition`: from memory, else from the folder (then
     /// kept in memory too); nil, and the entry forgotten, when it is older than
     /// `maximumStoredAge`.
@@ -200,8 +220,20 @@ public final class HTTPCache: NetworkMiddleware, Sendable {
         now.timeIntervalSince(entry.responseTime) > configuration.maximumStoredAge
     }
 
-    /// Keeps `entry` in memory and on disk.
+    /// Keeps `entry` in memory and on disk. A value made from its body later (an API call's
+    /// model) counts in the memory bound as the body's size again.
     func store(_ entry: CachedResponse) {
+        let key = MemoryCacheStore.key(url: entry.url, partition: entry.partition)
+        let derived = entry.derived
+        let bodyBytes = entry.body.count
+        // Watched before it is stored: a value made meanwhile is counted by the store. The
+        // closure holds neither the entry nor the values (they hold it).
+        derived.watch { [weak self, weak derived] change in
+            guard let derived else { return }
+            self?.state.withLock { state in
+                state.statistics.evictions += state.memory.charge(change * bodyBytes, to: key, derived: derived).count
+            }
+        }
         state.withLock { state in
             state.statistics.stores += 1
             state.statistics.evictions += state.memory.store(entry).count
