@@ -63,23 +63,30 @@ extension APIManager {
         if let name = method.tokenPlacement?.parameterName {
             configuration.redaction = configuration.redaction.adding(parameters: [name])
         }
+        // A path placeholder named like a credential (`{token}`) is a secret path segment; and
+        // the secret segments of this call's URL are hidden wherever they appear.
+        let secretSegments = PathTemplate.secretPatterns(of: method.path, base: configuration.baseURL, redaction: configuration.redaction)
+        if !secretSegments.isEmpty { configuration.redaction = configuration.redaction.adding(paths: secretSegments) }
+        if configuration.redaction.hidesPathSecrets { configuration.redaction = configuration.redaction.bound(to: made.request?.url) }
         made.redaction = configuration.redaction
         made.observe(
             with: CallTelemetry(
-                api: scope.name, method: method.rawValue, urlTemplate: urlTemplate(of: method, base: configuration.baseURL),
+                api: scope.name, method: method.rawValue,
+                urlTemplate: urlTemplate(of: method, base: configuration.baseURL, redaction: configuration.redaction),
                 configuration: configuration, backlog: scope.reportBacklog,
                 parent: ServiceContext.current ?? .topLevel))
         return made
     }
 
     /// OpenTelemetry's `url.template` of `method`'s calls: the base URL's path and the method's
-    /// path with its placeholders (`/v1/repos/{owner}/{repo}/issues`).
-    static func urlTemplate<Method: APIMethod>(of method: Method, base: URL?) -> String {
+    /// path with its placeholders (`/v1/repos/{owner}/{repo}/issues`), the secret segments
+    /// `redaction` declares (a bot token in the base URL) replaced.
+    static func urlTemplate<Method: APIMethod>(of method: Method, base: URL?, redaction: Redaction = .standard) -> String {
         var prefix = base?.path ?? ""
         while prefix.hasSuffix("/") { prefix.removeLast() }
         var path = Substring(method.path)
         while path.hasPrefix("/") { path = path.dropFirst() }
-        return prefix + "/" + path
+        return redaction.path(prefix + "/" + path)
     }
 
     /// The operation of `operation(…)`, before its telemetry is attached.

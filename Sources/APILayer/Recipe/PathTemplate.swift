@@ -1,3 +1,4 @@
+import Foundation
 import NetOps
 
 /// A method's path with `{name}` placeholders, filled from a call's parameters.
@@ -42,6 +43,45 @@ enum PathTemplate {
         filled += rest
         for name in used { parameters[name] = nil }
         return .success(filled)
+    }
+
+    /// The `Redaction` path patterns that hide the values of `path`'s placeholders whose name
+    /// `redaction` calls secret (`{token}`, `{api_key}`, `{webhookSecret}`), anchored after
+    /// `base`'s path: `/*/hooks/*/{secret}` for `hooks/{id}/{token}` under `/v1/`. A segment of
+    /// text and one placeholder hides the placeholder's part (`bot{token}` → `bot{secret}`); a
+    /// segment of several placeholders is hidden whole. Empty when no name is secret.
+    static func secretPatterns(of path: String, base: URL?, redaction: Redaction) -> [String] {
+        guard path.utf8.contains(UInt8(ascii: "{")) else { return [] }
+        let methodPath = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        var segments: [String] = []
+        var secret = false
+        for segment in methodPath.split(separator: "/", omittingEmptySubsequences: true) {
+            let names = placeholders(in: segment)
+            guard names.contains(where: { redaction.isSecret(parameter: $0) }) else {
+                segments.append("*")
+                continue
+            }
+            secret = true
+            if names.count == 1, let open = segment.firstIndex(of: "{"), let close = segment.firstIndex(of: "}") {
+                segments.append(segment[..<open] + "{secret}" + segment[segment.index(after: close)...])
+            } else {
+                segments.append("{secret}")
+            }
+        }
+        guard secret else { return [] }
+        let baseSegments = (base?.path ?? "").split(separator: "/", omittingEmptySubsequences: true).map { _ in "*" }
+        return ["/" + (baseSegments + segments).joined(separator: "/")]
+    }
+
+    /// The names of the `{name}` placeholders in `segment`.
+    private static func placeholders(in segment: Substring) -> [String] {
+        var names: [String] = []
+        var rest = segment
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
     }
 
     private struct NotAScalar: Error {}

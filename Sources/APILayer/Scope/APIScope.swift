@@ -66,8 +66,11 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// `InstrumentationSystem.tracer`, read when each operation is made (a no-op tracer
         /// until the service bootstraps one).
         public var tracer: (any Tracer)?
-        /// What log lines, `cURLDescription`, span attributes and error texts of this API hide:
-        /// the standard credential headers and parameters, plus what the API adds.
+        /// What log lines, `cURLDescription`, span names and attributes and error texts of this
+        /// API hide: the standard credential headers and parameters, plus the names and secret
+        /// path segments the API adds (`Redaction(paths: ["/bot{secret}"])` for a bot token in the
+        /// base URL). A method's path placeholder named like a credential (`{token}`) is hidden
+        /// without being declared.
         public var redaction: Redaction
         /// The longest response body a call keeps in memory (64 MiB unless set; nil: no limit).
         /// A longer one fails the call with `NetOpsError.Kind.transport(code:

@@ -69,11 +69,12 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// as a value, and its reason is its description. Not compared by `==`.
     public var underlying: (any Error)? {
         get { boxed?.error }
-        set { boxed = newValue.map(UnderlyingError.init) }
+        set { boxed = Extras(error: newValue, redaction: boxed?.redaction) }
     }
-    /// `underlying` behind one reference: every operation keeps a few `NetOpsError`s inline,
-    /// and an existential would make each 32 bytes larger.
-    private var boxed: UnderlyingError?
+    /// `underlying`, and the redaction of the operation the error belongs to, behind one
+    /// reference: every operation keeps a few `NetOpsError`s inline, and an existential would
+    /// make each 32 bytes larger.
+    private var boxed: Extras?
 
     /// An error of `kind` concerning `url`.
     public init(_ kind: Kind, url: URL?) {
@@ -86,7 +87,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     public init(rejecting underlying: any Error, url: URL?) {
         self.kind = .rejected(reason: String(describing: underlying))
         self.url = url
-        self.boxed = UnderlyingError(underlying)
+        self.boxed = Extras(error: underlying, redaction: nil)
     }
 
     /// Whether two errors are of the same kind for the same URL (their underlying errors are not
@@ -113,11 +114,19 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// without its query, and anything in a reason that looks like a credential replaced by
     /// `<redacted>` (see `Redaction`).
     public var description: String {
-        Redaction.standard.text(unredactedDescription)
+        (boxed?.redaction ?? .standard).text(unredactedDescription)
+    }
+
+    /// This error, described with `redaction` (an operation's: the secret path segments it
+    /// declares are hidden too) instead of the standard one.
+    package func describing(with redaction: Redaction) -> NetOpsError {
+        var error = self
+        error.boxed = Extras(error: boxed?.error, redaction: redaction)
+        return error
     }
 
     private var unredactedDescription: String {
-        let target = url.map { " for \(Self.redacted($0))" } ?? ""
+        let target = url.map { url in " for \((boxed?.redaction).map { Self.redacted(url, by: $0) } ?? Self.redacted(url))" } ?? ""
         switch kind {
         case let .invalidURL(text): return "invalid URL '\(text)'"
         case let .unsupportedScheme(scheme): return "unsupported URL scheme '\(scheme)'\(target)"
@@ -146,8 +155,8 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The URL without its query, user info and fragment (Redaction's rule), with `?…` where a
     /// query was: tokens passed as parameters never reach a log.
-    static func redacted(_ url: URL) -> String {
-        Redaction.standard.urlWithoutQuery(url) + (url.query != nil ? "?…" : "")
+    static func redacted(_ url: URL, by redaction: Redaction = .standard) -> String {
+        redaction.urlWithoutQuery(url) + (url.query != nil ? "?…" : "")
     }
 }
 
@@ -180,11 +189,15 @@ extension NetOpsError.Kind {
     }
 }
 
-/// The error a `NetOpsError` carries as its `underlying` one.
-private final class UnderlyingError: Sendable {
-    let error: any Error
+/// The error a `NetOpsError` carries as its `underlying` one, and the redaction it is described
+/// with.
+private final class Extras: Sendable {
+    let error: (any Error)?
+    let redaction: Redaction?
 
-    init(_ error: any Error) {
+    init?(error: (any Error)?, redaction: Redaction?) {
+        guard error != nil || redaction != nil else { return nil }
         self.error = error
+        self.redaction = redaction
     }
 }

@@ -24,7 +24,15 @@ extension BaseOperation {
     }
 
     /// Why the operation failed or was cancelled; nil while working and after success.
-    public var error: NetOpsError? { withLock { machine.failure } }
+    public var error: NetOpsError? {
+        withLock {
+            guard let failure = machine.failure else { return nil }
+            // Described with the operation's redaction when it hides path segments (the standard
+            // one does not know them).
+            let redaction = redactionLocked
+            return redaction.hidesPathSecrets ? failure.describing(with: redaction.bound(to: currentURL)) : failure
+        }
+    }
 
     /// The request as last sent, after the stages of its chain prepared it (credentials
     /// included, so redact before logging it: `cURLDescription` does); nil before the first

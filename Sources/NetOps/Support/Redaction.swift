@@ -20,6 +20,28 @@ import Foundation
 /// (`refreshToken` is `refresh_token`), and a name that ends in a secret name after `_`, `-`,
 /// `.` or a bracket is secret too: `x_password`, `user[password]`, `X-Client-Secret` and
 /// `next_page_token` are all redacted. Redacting too much is the safe mistake.
+///
+/// A secret can sit in a URL's path too — a bot token (`/bot123456:AAE…/sendMessage`), a
+/// webhook's key (`/services/T0/B0/XXXX`, `/api/webhooks/123/abc…`). Such paths are declared by
+/// patterns (`paths:`): segments separated by `/`, each a literal, `*` (any one segment) or a
+/// segment with `{secret}` in it (what it covers is hidden; the text around it must match); a
+/// pattern that starts with `/` matches from the path's first segment, any other anywhere in the
+/// path. A pattern without `{secret}` hides nothing. APILayer adds a pattern of its own for every
+/// path placeholder whose name is secret (`{token}`, `{api_key}`…), so those values are hidden
+/// without a declaration:
+///
+/// ```swift
+/// let telegram = Redaction(paths: ["/bot{secret}"])
+/// let slack = Redaction(paths: ["services/*/*/{secret}", "api/webhooks/*/{secret}"])
+/// print(telegram.url(URL(string: "https://api.telegram.org/bot123:AAE-x/getMe")!))
+/// // https://api.telegram.org/bot<redacted>/getMe
+/// ```
+///
+/// Paths are hidden wherever a URL is shown: `url(_:)`, `urlWithoutQuery(_:)` (a span's
+/// `url.full`), every `scheme://…` in free text (`text(_:)`: log lines, error texts), and a
+/// `cURLDescription`. A redaction bound to a request's URL (as every API call's is) also hides
+/// the secret values it found there wherever else they appear: a server's error page that echoes
+/// its path, say.
 public struct Redaction: Sendable, Hashable {
     /// What replaces a secret.
     public static let placeholder = "<redacted>"
@@ -53,55 +75,103 @@ public struct Redaction: Sendable, Hashable {
     /// every transfer shares, not four sets.
     private let names: Names
 
-    /// The secret names and the forms they are compared in (see `normalized`).
+    /// The secret names and the forms they are compared in (see `normalized`), the path
+    /// patterns, and the secret values found in a URL this redaction was bound to.
     private final class Names: Sendable {
         let headerNames: Set<String>
         let parameterKeys: Set<String>
         let headerForms: Set<String>
         let parameterForms: Set<String>
+        let paths: [PathPattern]
+        /// Longest first: a value that holds another is replaced whole.
+        let values: [String]
 
-        init(headerNames: Set<String>, parameterKeys: Set<String>, headerForms: Set<String>, parameterForms: Set<String>) {
+        init(
+            headerNames: Set<String>, parameterKeys: Set<String>, headerForms: Set<String>, parameterForms: Set<String>,
+            paths: [PathPattern] = [], values: [String] = []
+        ) {
             self.headerNames = headerNames
             self.parameterKeys = parameterKeys
             self.headerForms = headerForms
             self.parameterForms = parameterForms
+            self.paths = paths
+            self.values = values.sorted { $0.utf8.count > $1.utf8.count }
         }
     }
 
-    /// The standard set plus `headers` and `parameters`.
-    public init(headers: Set<String> = [], parameters: Set<String> = []) {
+    /// The standard set plus `headers`, `parameters` and the path patterns `paths` (see above;
+    /// a pattern without `{secret}` is ignored).
+    public init(headers: Set<String> = [], parameters: Set<String> = [], paths: [String] = []) {
         let headerNames = Self.standardHeaders.union(headers.map { $0.lowercased() })
         let parameterKeys = Self.standardParameters.union(parameters.map { $0.lowercased() })
         names = Names(
             headerNames: headerNames, parameterKeys: parameterKeys, headerForms: Set(headerNames.map(Self.normalized)),
-            parameterForms: Set(parameterKeys.map(Self.normalized)))
+            parameterForms: Set(parameterKeys.map(Self.normalized)), paths: Self.patterns(paths, after: []))
     }
 
     private init(names: Names) {
         self.names = names
     }
 
-    /// This set with more names added.
-    public func adding(headers: Set<String> = [], parameters: Set<String> = []) -> Redaction {
+    /// This set with more names and path patterns added.
+    public func adding(headers: Set<String> = [], parameters: Set<String> = [], paths: [String] = []) -> Redaction {
         Redaction(
             names: Names(
                 headerNames: headerNames.union(headers.map { $0.lowercased() }),
                 parameterKeys: parameterKeys.union(parameters.map { $0.lowercased() }),
                 headerForms: names.headerForms.union(headers.map(Self.normalized)),
-                parameterForms: names.parameterForms.union(parameters.map(Self.normalized))))
+                parameterForms: names.parameterForms.union(parameters.map(Self.normalized)),
+                paths: Self.patterns(paths, after: names.paths), values: names.values))
     }
 
-    /// Two redactions are equal when they treat the same names as secret.
+    /// The path patterns, as they were given.
+    public var pathPatterns: [String] { names.paths.map(\.source) }
+
+    /// Whether anything of a URL's path is hidden: patterns, or values found by a binding.
+    package var hidesPathSecrets: Bool { !names.paths.isEmpty || !names.values.isEmpty }
+
+    /// This redaction, also hiding wherever they appear the secret values its path patterns
+    /// find in `url`'s path (as sent, and percent-decoded), of four bytes or more; itself when
+    /// they find none.
+    package func bound(to url: URL?) -> Redaction {
+        guard !names.paths.isEmpty, let url else { return self }
+        let text = url.absoluteString
+        guard let path = Self.pathRange(in: text) else { return self }
+        var found: [String] = []
+        for range in secretRanges(inPath: text[path]) {
+            let value = String(text[range])
+            for form in [value, value.removingPercentEncoding ?? value] where form.utf8.count >= 4 && !found.contains(form) {
+                found.append(form)
+            }
+        }
+        let new = found.filter { !names.values.contains($0) }
+        guard !new.isEmpty else { return self }
+        return Redaction(
+            names: Names(
+                headerNames: names.headerNames, parameterKeys: names.parameterKeys, headerForms: names.headerForms,
+                parameterForms: names.parameterForms, paths: names.paths, values: names.values + new))
+    }
+
+    /// Two redactions are equal when they treat the same names, paths and values as secret.
     public static func == (lhs: Redaction, rhs: Redaction) -> Bool {
         if lhs.names === rhs.names { return true }
         return lhs.headerNames == rhs.headerNames && lhs.parameterKeys == rhs.parameterKeys
             && lhs.names.headerForms == rhs.names.headerForms && lhs.names.parameterForms == rhs.names.parameterForms
+            && lhs.names.paths == rhs.names.paths && lhs.names.values == rhs.names.values
     }
 
     /// Hashes the names treated as secret.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(headerNames)
         hasher.combine(parameterKeys)
+        hasher.combine(names.paths)
+    }
+
+    /// `sources` parsed and appended to `existing`, without repeats.
+    private static func patterns(_ sources: [String], after existing: [PathPattern]) -> [PathPattern] {
+        var all = existing
+        for pattern in sources.compactMap(PathPattern.init) where !all.contains(pattern) { all.append(pattern) }
+        return all
     }
 
     /// True when the header named `name` carries a secret.
@@ -129,6 +199,16 @@ public struct Redaction: Sendable, Hashable {
         return redacted
     }
 
+    /// `path` (as a URL carries it, percent-encoded) with what the path patterns cover
+    /// replaced, and any secret value a binding found; a segment that is a template's
+    /// placeholder (`{token}`) is a name, not a value, and stays.
+    public func path(_ path: String) -> String {
+        guard hidesPathSecrets else { return path }
+        var text = path
+        for range in secretRanges(inPath: text[...]).reversed() { text.replaceSubrange(range, with: Self.placeholder) }
+        return replacingValues(in: text)
+    }
+
     /// The URL as text, its user info and secret query values replaced; the rest (other
     /// parameters, the fragment) kept, so the line still says which request it was.
     public func url(_ url: URL) -> String {
@@ -150,19 +230,84 @@ public struct Redaction: Sendable, Hashable {
                 text.replaceSubrange(scheme.upperBound..<at, with: Self.placeholder)
             }
         }
+        text = redactingPath(ofURL: text)
         if let query { text += "?" + redactedPairs(query) }
-        return text + fragment
+        return replacingValues(in: text + fragment)
     }
 
-    /// The URL without query, fragment and user info: what OpenTelemetry's `url.full` may carry.
+    /// The URL without query, fragment and user info, and its secret path segments replaced:
+    /// what OpenTelemetry's `url.full` may carry.
     public func urlWithoutQuery(_ url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "<url>" }
         components.user = nil
         components.password = nil
         components.query = nil
         components.fragment = nil
-        return components.string ?? "<url>"
+        guard let text = components.string else { return "<url>" }
+        return hidesPathSecrets ? replacingValues(in: redactingPath(ofURL: text)) : text
     }
+
+    /// `text`, a URL without query and fragment (`scheme://authority/path`), with its path
+    /// redacted as `path(_:)` does.
+    private func redactingPath(ofURL text: String) -> String {
+        guard !names.paths.isEmpty, let range = Self.pathRange(in: text) else { return text }
+        var redacted = text
+        for secret in secretRanges(inPath: text[range]).reversed() { redacted.replaceSubrange(secret, with: Self.placeholder) }
+        return redacted
+    }
+
+    /// Where the path of `text` (`scheme://authority/path…`) starts and ends: up to a `?`,
+    /// `#` or the end; nil when it has none.
+    private static func pathRange(in text: String) -> Range<String.Index>? {
+        guard let scheme = text.range(of: "://") else { return nil }
+        let rest = text[scheme.upperBound...]
+        guard let start = rest.firstIndex(of: "/") else { return nil }
+        let end = rest[start...].firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex
+        return start..<end
+    }
+
+    /// The ranges (in `path`'s string) every path pattern covers, in order, without overlaps.
+    private func secretRanges(inPath path: Substring) -> [Range<String.Index>] {
+        guard !names.paths.isEmpty else { return [] }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var ranges: [Range<String.Index>] = []
+        for pattern in names.paths { ranges += pattern.secretRanges(in: segments) }
+        ranges.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<String.Index>] = []
+        for range in ranges {
+            if let last = merged.last, range.lowerBound < last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// `text` with every secret value a binding found replaced.
+    private func replacingValues(in text: String) -> String {
+        var result = text
+        for value in names.values where result.contains(value) {
+            result = result.replacingOccurrences(of: value, with: Self.placeholder)
+        }
+        return result
+    }
+
+    /// Every `scheme://…` in free text with its path redacted.
+    private func redactingURLPaths(in text: String) -> String {
+        guard let pattern = Self.urlInTextPattern else { return text }
+        let source = text as NSString
+        let result = NSMutableString(string: text)
+        for match in pattern.matches(in: text, range: NSRange(location: 0, length: source.length)).reversed() {
+            let found = source.substring(with: match.range)
+            let redacted = redactingPath(ofURL: found)
+            if redacted != found { result.replaceCharacters(in: match.range, with: redacted) }
+        }
+        return result as String
+    }
+
+    /// `scheme://` and what follows up to a space, a quote or an angle bracket.
+    private static let urlInTextPattern = try? NSRegularExpression(pattern: #"[A-Za-z][A-Za-z0-9+.-]*://[^\s'"<>]+"#)
 
     /// A request body as text: form and JSON bodies with their secret values replaced, any
     /// other text as is, and binary data as its size.
@@ -264,7 +409,8 @@ public struct Redaction: Sendable, Hashable {
                 Self.matches(Self.normalized(name), names.headerForms)
             }
         }
-        return result
+        if !names.paths.isEmpty, result.contains("://") { result = redactingURLPaths(in: result) }
+        return replacingValues(in: result)
     }
 
     /// `Bearer abc`, `Basic abc`, `Token abc`, `Digest abc`: the credential is any run of non-space characters.
@@ -415,5 +561,73 @@ public struct Redaction: Sendable, Hashable {
         guard let expression else { return text }
         let range = NSRange(text.startIndex..., in: text)
         return expression.stringByReplacingMatches(in: text, range: range, withTemplate: template)
+    }
+}
+
+/// One path pattern of a `Redaction` (`/bot{secret}`, `services/*/*/{secret}`).
+struct PathPattern: Sendable, Hashable {
+    enum Segment: Sendable, Hashable {
+        /// `*`: any one segment.
+        case any
+        /// A segment that must be exactly this.
+        case literal(String)
+        /// A segment that starts with `prefix` and ends with `suffix`, with at least one
+        /// character between them: the secret.
+        case secret(prefix: String, suffix: String)
+    }
+
+    /// The pattern as given.
+    let source: String
+    /// Whether it matches from the path's first segment only (it starts with `/`).
+    let anchored: Bool
+    let segments: [Segment]
+
+    /// The pattern `source`; nil when it hides nothing (no `{secret}`).
+    init?(_ source: String) {
+        let trimmed = source.trimmingCharacters(in: .whitespaces)
+        var segments: [Segment] = []
+        for part in trimmed.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "*" {
+                segments.append(.any)
+            } else if let marker = part.range(of: "{secret}") {
+                segments.append(.secret(prefix: String(part[..<marker.lowerBound]), suffix: String(part[marker.upperBound...])))
+            } else {
+                segments.append(.literal(String(part)))
+            }
+        }
+        guard segments.contains(where: { if case .secret = $0 { return true } else { return false } }) else { return nil }
+        self.source = source
+        self.anchored = trimmed.hasPrefix("/")
+        self.segments = segments
+    }
+
+    /// The ranges of the secrets in each run of `path` segments the pattern matches.
+    func secretRanges(in path: [Substring]) -> [Range<String.Index>] {
+        guard path.count >= segments.count else { return [] }
+        let starts = anchored ? 0...0 : 0...(path.count - segments.count)
+        var ranges: [Range<String.Index>] = []
+        for start in starts {
+            var found: [Range<String.Index>] = []
+            var matched = true
+            for (offset, segment) in segments.enumerated() {
+                let part = path[start + offset]
+                switch segment {
+                case .any:
+                    continue
+                case let .literal(text):
+                    matched = part == text
+                case let .secret(prefix, suffix):
+                    // A template's placeholder (`{token}`) names a value, it is not one.
+                    let isPlaceholder = part.hasPrefix("{") && part.hasSuffix("}")
+                    matched = !isPlaceholder && part.count > prefix.count + suffix.count && part.hasPrefix(prefix) && part.hasSuffix(suffix)
+                    if matched {
+                        found.append(part.index(part.startIndex, offsetBy: prefix.count)..<part.index(part.endIndex, offsetBy: -suffix.count))
+                    }
+                }
+                if !matched { break }
+            }
+            if matched { ranges += found }
+        }
+        return ranges
     }
 }
