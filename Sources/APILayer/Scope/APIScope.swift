@@ -127,7 +127,10 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// The API's rate limits (see `RateLimiter`); nil: none. By default the server's own
         /// limits are honoured: a 429 (or a 503 of a replayable request) with `Retry-After`, or
         /// budget headers that say nothing is left (GitHub's `X-RateLimit-*`, the IETF draft's
-        /// `RateLimit`), park the API's calls until the time given, and replay them in order.
+        /// `RateLimit`), park the calls of the same caller — the same origin and credentials, so
+        /// one user's per-call token never holds back another's — until the time given (a minute
+        /// at most by default), and replay them in order. An answer from a host a redirect
+        /// reached sets no wait.
         /// An API that sends none of these costs nothing, and one that does would otherwise
         /// throttle or ban the service for ignoring them. A budget of the service's own
         /// (`requestsPerInterval`) and `Idempotency-Key`s are off until set. The scope keeps one

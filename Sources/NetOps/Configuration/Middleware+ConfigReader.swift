@@ -11,9 +11,11 @@ extension RateLimiter.Configuration {
     /// - `interval` (seconds, more than 0, default 1): what the budget counts over.
     /// - `burst` (int, at least 1, optional; default `requestsPerInterval`).
     /// - `honoursServerLimits` (bool, default true): `Retry-After` and budget headers park calls.
-    /// - `maximumWait` (seconds, at least 0, default 600): the longest wait a server imposes.
+    /// - `maximumWait` (seconds, at least 0, default 60): the longest wait a server imposes.
     /// - `sendsIdempotencyKeys` (bool, default false).
     /// - `maximumConcurrentRequests` (int, at least 1, optional).
+    /// - `maximumParkedCalls` (int, at least 0, default 1 000): calls that may wait for servers'
+    ///   limits at once; past it a call that would wait fails at once.
     ///
     /// - Throws: `ConfigurationError` naming the key whose value is of the wrong type or out of range.
     public init(configReader: ConfigReader) throws {
@@ -29,13 +31,15 @@ extension RateLimiter.Configuration {
         let maximumWait = try section.seconds("maximumWait", positive: false)
         let idempotencyKeys = try section.bool("sendsIdempotencyKeys")
         let concurrent = try section.int("maximumConcurrentRequests", atLeast: 1)
-        let given: [Any?] = [perInterval, interval, burst, honours, maximumWait, idempotencyKeys, concurrent]
+        let parked = try section.int("maximumParkedCalls", atLeast: 0)
+        let given: [Any?] = [perInterval, interval, burst, honours, maximumWait, idempotencyKeys, concurrent, parked]
         guard given.contains(where: { $0 != nil }) else { return nil }
         let standard = Self()
         return Self(
             requestsPerInterval: perInterval, interval: interval ?? standard.interval, burst: burst,
             honoursServerLimits: honours ?? standard.honoursServerLimits, maximumWait: maximumWait ?? standard.maximumWait,
-            sendsIdempotencyKeys: idempotencyKeys ?? standard.sendsIdempotencyKeys, maximumConcurrentRequests: concurrent)
+            sendsIdempotencyKeys: idempotencyKeys ?? standard.sendsIdempotencyKeys, maximumConcurrentRequests: concurrent,
+            maximumParkedCalls: parked ?? standard.maximumParkedCalls)
     }
 }
 

@@ -1,3 +1,4 @@
+import Crypto
 import Dispatch
 import Foundation
 
@@ -11,12 +12,20 @@ import FoundationNetworking
 /// operation's `totalTimeout`.
 ///
 /// - **The server's limits** (`honoursServerLimits`, on by default): a 429, or a 503 of a
-///   replayable request, that says when to come back (`Retry-After`) parks the call and every
-///   later call of the limiter until then. An answer whose budget headers say nothing is left
-///   (`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`, as GitHub sends; `RateLimit-Remaining`
-///   and `RateLimit-Reset`, or `RateLimit: …remaining=0, reset=N`, of the IETF draft) parks the
-///   later calls until the reset. A wait past `maximumWait` is cut to it; a date in the past, or a
-///   value that does not parse, sets no wait.
+///   replayable request, that says when to come back (`Retry-After`) parks the call and the
+///   later calls of the same caller until then. An answer whose budget headers say nothing is
+///   left (`X-RateLimit-Remaining: 0` with `X-RateLimit-Reset`, as GitHub sends;
+///   `RateLimit-Remaining` and `RateLimit-Reset`, or `RateLimit: …remaining=0, reset=N`, of the
+///   IETF draft) parks that caller's later calls until the reset. *The same caller* means the
+///   same origin and the same credentials as the request carried when it reached the limiter
+///   (its `Authorization`, cookies, API-key headers and secret query parameters — a per-call
+///   token given with `headers:`; an API's own token, placed after the limiter, is the same for
+///   all its calls): one user's exhausted token never holds back another's calls. An answer
+///   that came from another origin than the request's (the target of a redirect: a CDN, an
+///   object store) sets no wait. A wait past `maximumWait` (a minute by default) is cut to it; a
+///   date in the past, or a value that does not parse, sets no wait. At most
+///   `maximumParkedCalls` calls wait for servers at once: past that, a call that would wait
+///   fails at once (`WaitRefusal`), and a 429 ends its call with its status.
 /// - **A budget of its own** (`requestsPerInterval`, off by default): a token bucket of
 ///   `burst` tokens refilled at `requestsPerInterval` per `interval`; a call that finds it empty
 ///   parks until a token is there. Calls never overtake the ones parked before them.
@@ -37,8 +46,13 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         public var burst: Int?
         /// Whether `Retry-After` on a 429 or 503 and the budget headers park calls (default true).
         public var honoursServerLimits: Bool
-        /// The longest wait a server's answer imposes, in seconds (default 600).
+        /// The longest wait a server's answer imposes, in seconds (default 60): a `Retry-After`
+        /// of a year holds calls back a minute, then they ask again.
         public var maximumWait: TimeInterval
+        /// The most calls that wait for servers' limits at once (default 1 000): past it, a call
+        /// that would wait fails at once, so a service under load does not pile up calls (and
+        /// the requests that made them) until their deadlines.
+        public var maximumParkedCalls: Int
         /// Whether each POST carries an `Idempotency-Key`, kept across its retries (default false).
         public var sendsIdempotencyKeys: Bool
         /// Requests allowed in flight at once (nil, the default: no limit).
@@ -51,9 +65,10 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         /// A configuration; by default only the server's limits are honoured.
         public init(
             requestsPerInterval: Int? = nil, interval: TimeInterval = 1, burst: Int? = nil, honoursServerLimits: Bool = true,
-            maximumWait: TimeInterval = 600, sendsIdempotencyKeys: Bool = false, maximumConcurrentRequests: Int? = nil,
-            sharedBudget: (any SharedRateBudget)? = nil
+            maximumWait: TimeInterval = 60, sendsIdempotencyKeys: Bool = false, maximumConcurrentRequests: Int? = nil,
+            sharedBudget: (any SharedRateBudget)? = nil, maximumParkedCalls: Int = 1_000
         ) {
+            self.maximumParkedCalls = max(0, maximumParkedCalls)
             self.sharedBudget = sharedBudget
             self.maximumConcurrentRequests = maximumConcurrentRequests.map { max(1, $0) }
             self.requestsPerInterval = requestsPerInterval.map { max(1, $0) }
@@ -70,6 +85,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
                 && lhs.honoursServerLimits == rhs.honoursServerLimits && lhs.maximumWait == rhs.maximumWait
                 && lhs.sendsIdempotencyKeys == rhs.sendsIdempotencyKeys && lhs.maximumConcurrentRequests == rhs.maximumConcurrentRequests
                 && lhs.sharedBudget.map(ObjectIdentifier.init) == rhs.sharedBudget.map(ObjectIdentifier.init)
+                && lhs.maximumParkedCalls == rhs.maximumParkedCalls
         }
     }
 
@@ -88,12 +104,37 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         public let seconds: Double
     }
 
+    /// Why a call failed at once instead of waiting for a server's limit: `maximumParkedCalls`
+    /// calls wait already.
+    public struct WaitRefusal: Error, Sendable, Equatable, CustomStringConvertible {
+        /// The origin whose limit is in force (`https://api.example.com:443`).
+        public let origin: String
+        /// Seconds until the caller's calls go again.
+        public let secondsLeft: Double
+        /// The calls waiting already.
+        public let waiting: Int
+
+        /// One line naming the origin and the wait.
+        public var description: String {
+            "\(origin) asked to wait \(Int(secondsLeft.rounded(.up))) s more and \(waiting) calls wait already: not sent"
+        }
+    }
+
     /// The key of `BaseOperation.userInfo` holding an operation's `Idempotency-Key`.
     public static let idempotencyKeyInfo = "netops.idempotencyKey"
 
+    /// The most callers (origin and credentials) whose waits are kept; past it, the soonest to
+    /// end goes.
+    static let maximumWaitKeys = 1_024
+
     private struct State {
-        /// No call goes before this time (a server's wait).
-        var blockedUntil: DispatchTime?
+        /// No call of a caller (an origin and credentials, `waitKey(of:)`) goes before its time.
+        var waits: [String: DispatchTime] = [:]
+        /// The caller each request in flight was sent as, noted when it left (`prepare`): its
+        /// answer's wait is that caller's, whatever stages placed after the limiter added.
+        var callers: [ObjectIdentifier: String] = [:]
+        /// When the calls parked for a server's wait are replayed next, if a replay is scheduled.
+        var waitReplayAt: DispatchTime?
         var tokens: Double
         var refilled: DispatchTime
         /// When the parked calls are replayed next, if a replay is scheduled.
@@ -110,8 +151,11 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
 
     /// The limiter's settings.
     public let configuration: Configuration
-    /// Where the calls over a limit wait, first parked first.
+    /// Where the calls over the budget or the concurrency limit wait, first parked first.
     public let parkingLot = ParkingLot()
+    /// Where the calls held back by a server's wait wait: apart, so a caller that waits for its
+    /// own limit is never in the way of another's budget.
+    private let waitLot = ParkingLot()
     private let state: Locked<State>
     private let onWait: (@Sendable (Wait) -> Void)?
 
@@ -128,26 +172,49 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// Requests of the limiter in flight now (holding a slot of `maximumConcurrentRequests`).
     public var requestsInFlight: Int { state.withLock { $0.holders.count } }
 
-    /// Seconds until calls may go again after a server's wait; 0 when none is in force.
+    /// Seconds until the last caller held back by a server's wait may go again; 0 when none is
+    /// in force.
     public var secondsBlocked: Double {
         let now = DispatchTime.now()
-        return state.withLock { $0.blockedUntil }.map { Self.seconds(from: now, to: $0) } ?? 0
+        return state.withLock { $0.waits.values.max() }.map { Self.seconds(from: now, to: $0) } ?? 0
     }
+
+    /// Calls waiting now for a server's limit.
+    public var callsWaitingForServers: Int { waitLot.count }
 
     // MARK: NetworkMiddleware
 
-    /// Parks the call while a server's wait is in force, while calls parked before it wait, or
-    /// while the budget is spent; adds the `Idempotency-Key` of a POST.
+    /// Parks the call while a server's wait is in force for its caller, while calls parked
+    /// before it wait, or while the budget is spent; adds the `Idempotency-Key` of a POST.
     public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
         if configuration.sendsIdempotencyKeys { addIdempotencyKey(to: &request, of: context.operation) }
         let now = DispatchTime.now()
         let parked = parkingLot.count
         let holder = ObjectIdentifier(context.operation)
+        let caller = configuration.honoursServerLimits ? Self.waitKey(of: request) : ""
         var claims = false
+        enum ServerWait {
+            case none
+            case park(replay: DispatchTime?)
+            case refuse(WaitRefusal)
+        }
+        var serverWait = ServerWait.none
+        let waiting = waitLot.count
         let replay = state.withLock { state -> DispatchTime?? in
             refill(&state, now: now)
-            if let until = state.blockedUntil, now < until { return .some(schedule(&state, at: until)) }
-            state.blockedUntil = nil
+            if let until = state.waits[caller] {
+                if now < until {
+                    guard waiting < configuration.maximumParkedCalls else {
+                        serverWait = .refuse(
+                            WaitRefusal(origin: Self.origin(of: caller), secondsLeft: Self.seconds(from: now, to: until), waiting: waiting))
+                        return .none
+                    }
+                    serverWait = .park(replay: scheduleWaitReplay(&state, at: until))
+                    return .none
+                }
+                state.waits[caller] = nil
+            }
+            if configuration.honoursServerLimits { state.callers[holder] = caller }
             let waitsForSlot = state.slotWaiters.contains(holder)
             // Calls parked for the budget or a server's wait go first; those parked for a slot
             // wait for their slot only.
@@ -178,6 +245,14 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             state.slotWaiters.insert(holder)
             return .some(nil)
         }
+        switch serverWait {
+        case .none: break
+        case let .park(waitReplay):
+            if let waitReplay { scheduleWaitReplay(at: waitReplay) }
+            return .park(in: waitLot)
+        case let .refuse(refusal):
+            return .fail(refusal)
+        }
         guard let replay else { return .proceed }
         if let replay { scheduleReplay(at: replay) }
         if claims { claimSharedTokens() }
@@ -188,7 +263,12 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// this one when it was refused for the rate (replayed once the wait is over).
     public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
         if configuration.maximumConcurrentRequests != nil { release(context.operation) }
-        guard configuration.honoursServerLimits, let status = outcome.statusCode else { return }
+        guard configuration.honoursServerLimits else { return }
+        let noted = state.withLock { $0.callers.removeValue(forKey: ObjectIdentifier(context.operation)) }
+        guard let status = outcome.statusCode else { return }
+        // The answer of a host a redirect reached speaks for that host, not for the API.
+        if let requested = outcome.request.url, let answered = outcome.url, !RedirectPolicy.sameOrigin(requested, answered) { return }
+        let caller = noted ?? Self.waitKey(of: outcome.request)
         var wait: Wait?
         var parksThis = false
         if status == 429 || status == 503, let seconds = retryAfter(outcome) {
@@ -199,15 +279,23 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             wait = Wait(reason: .budgetExhausted, seconds: seconds)
         }
         guard let wait, wait.seconds > 0 else { return }
-        let until = DispatchTime.now() + wait.seconds
+        let now = DispatchTime.now()
+        let until = now + wait.seconds
         let replay = state.withLock { state -> DispatchTime? in
-            if let current = state.blockedUntil, current >= until { return nil }
-            state.blockedUntil = until
-            return schedule(&state, at: until)
+            if let current = state.waits[caller], current >= until { return nil }
+            if state.waits[caller] == nil, state.waits.count >= Self.maximumWaitKeys {
+                state.waits = state.waits.filter { $0.value > now }
+                if state.waits.count >= Self.maximumWaitKeys, let soonest = state.waits.min(by: { $0.value < $1.value }) {
+                    state.waits[soonest.key] = nil
+                }
+            }
+            state.waits[caller] = until
+            return scheduleWaitReplay(&state, at: until)
         }
-        if let replay { scheduleReplay(at: replay) }
+        if let replay { scheduleWaitReplay(at: replay) }
         onWait?(wait)
-        if parksThis { verdict = .park(in: parkingLot) }
+        // Past `maximumParkedCalls`, the refused call ends with its status instead of waiting.
+        if parksThis, waitLot.count < configuration.maximumParkedCalls { verdict = .park(in: waitLot) }
     }
 
     /// A call parked (here or by another stage): its slot goes to the first call parked here;
@@ -228,6 +316,56 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// A run of a call ended (its request answered or stopped): its slot goes on.
     public func operationDidStopRunning(_ operation: BaseOperation) {
         if configuration.maximumConcurrentRequests != nil { release(operation) }
+        if configuration.honoursServerLimits { state.withLock { _ = $0.callers.removeValue(forKey: ObjectIdentifier(operation)) } }
+    }
+
+    // MARK: Server waits
+
+    /// Who a request is to a server's limits: its origin and, when it carries any, a digest of
+    /// its credentials (the header fields and query parameters the standard `Redaction` calls
+    /// secret). Two requests with the same key share a server's wait; no other do.
+    static func waitKey(of request: URLRequest) -> String {
+        guard let url = request.url else { return "" }
+        let origin = CircuitBreaker.origin(of: url) ?? ""
+        var credentials: [String] = []
+        for (name, value) in request.allHTTPHeaderFields ?? [:] where Redaction.standard.isSecret(header: name) {
+            credentials.append(name.lowercased() + ":" + value)
+        }
+        if url.query != nil, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {
+            for item in items where Redaction.standard.isSecret(parameter: item.name) {
+                credentials.append("?" + item.name + "=" + (item.value ?? ""))
+            }
+        }
+        guard !credentials.isEmpty else { return origin }
+        credentials.sort()
+        return origin + " " + HTTPCache.hex(SHA256.hash(data: Data(credentials.joined(separator: "\n").utf8)))
+    }
+
+    /// The origin of a wait key.
+    private static func origin(of key: String) -> String {
+        String(key.split(separator: " ", maxSplits: 1).first ?? "")
+    }
+
+    /// Notes a replay of the calls waiting for servers at `time` unless one comes sooner; the
+    /// time to schedule, or nil.
+    private func scheduleWaitReplay(_ state: inout State, at time: DispatchTime) -> DispatchTime? {
+        if let scheduled = state.waitReplayAt, scheduled <= time, scheduled > .now() { return nil }
+        state.waitReplayAt = time
+        return time
+    }
+
+    /// Replays the calls waiting for servers at `time`, first parked first; those whose wait is
+    /// still in force park again.
+    private func scheduleWaitReplay(at time: DispatchTime) {
+        CompletionQueue.timers.asyncAfter(deadline: time) { [self] in
+            let due = state.withLock { state -> Bool in
+                guard let scheduled = state.waitReplayAt, scheduled <= .now() else { return false }
+                state.waitReplayAt = nil
+                return true
+            }
+            guard due else { return }
+            CompletionQueue.async { [self] in waitLot.replayAll() }
+        }
     }
 
     // MARK: The concurrency limit
