@@ -33,14 +33,26 @@ package struct RedirectRules: Sendable {
 /// How both engines follow a redirect, so that they agree (RFC 9110 §15.4):
 /// - 303 (except after HEAD), and 301 or 302 after a POST, become a GET without a body; every
 ///   other redirect keeps the method and the body;
-/// - a redirect that leaves the origin (scheme, host and port) drops every credential header and
-///   every secret query parameter (`RedirectRules`);
+/// - a redirect that leaves the origin (scheme, host and port) keeps only the header fields a
+///   request needs anywhere (`crossOriginHeaders`: `Accept…`, `User-Agent`, trace context,
+///   `Range`…) and drops every other — a credential under a name nobody listed as secret
+///   included — and every secret query parameter (`RedirectRules`);
 /// - a redirect from https to http is never followed, nor one that would send a body to another
 ///   origin, nor any when the rules say so: the 3xx answer is then the response, and the operation
 ///   fails with its status.
 package enum RedirectPolicy {
     /// Header fields dropped whenever a redirect leaves the origin.
     package static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+
+    /// The header fields (lower case) a redirect to another origin keeps: what any server may
+    /// see and what asks for the same resource (content negotiation, the client's name, trace
+    /// context, a range, cache directives). Every other field stays on its origin: an API's key
+    /// under a name of its own (`Ocp-Apim-Subscription-Key`) as much as a tenant's.
+    package static let crossOriginHeaders: Set<String> = [
+        "accept", "accept-charset", "accept-encoding", "accept-language", "user-agent", "content-type", "traceparent", "tracestate",
+        "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-parentspanid", "x-b3-sampled", "x-b3-flags", "range", "if-range",
+        "if-none-match", "if-modified-since", "cache-control", "pragma",
+    ]
 
     /// Query parameters dropped whenever a redirect leaves the origin (a server that copies the
     /// caller's `access_token` into its `Location` would otherwise hand it to another host).
@@ -97,12 +109,13 @@ package enum RedirectPolicy {
         return .follow(next, keepsBody: keepsBody)
     }
 
-    /// `request` without its credential headers and secret query parameters.
+    /// `request` as it may go to another origin: only the `crossOriginHeaders` it has (none the
+    /// redaction calls secret), without its secret query parameters.
     package static func stripped(_ request: URLRequest, rules: RedirectRules) -> URLRequest {
         var stripped = request
         for name in credentialHeaders { stripped.setValue(nil, forHTTPHeaderField: name) }
         if let fields = request.allHTTPHeaderFields {
-            for name in fields.keys where rules.redaction.isSecret(header: name) {
+            for name in fields.keys where !crossOriginHeaders.contains(name.lowercased()) || rules.redaction.isSecret(header: name) {
                 stripped.setValue(nil, forHTTPHeaderField: name)
             }
         }

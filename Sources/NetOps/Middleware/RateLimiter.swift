@@ -329,6 +329,8 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         let origin = CircuitBreaker.origin(of: url) ?? ""
         var credentials: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] where Redaction.standard.isSecret(header: name) {
+            // A key of the request itself, not of the caller: each POST has its own.
+            if name.caseInsensitiveEquals("Idempotency-Key") { continue }
             credentials.append(name.lowercased() + ":" + value)
         }
         if url.query != nil, let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems {

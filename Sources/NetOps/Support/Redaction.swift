@@ -3,9 +3,11 @@ import Foundation
 /// What never reaches a log line, a description or an error text: credential headers, secret
 /// parameters and a URL's user info, each replaced by `<redacted>`.
 ///
-/// The standard set covers the headers in `standardHeaders` (`Authorization`,
+/// The standard set covers the headers in `standardHeaders` (`Authorization`, `Authentication`,
 /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, `X-Api-Key`, `Api-Key`, `Private-Token`,
-/// `X-Auth-Token`, `X-Access-Token`), the parameters in `standardParameters` (`access_token`,
+/// `X-Auth-Token`, `X-Access-Token`, and — by the suffix rule below — every name ending in `Key`,
+/// `Signature`, `Credential(s)`, `Token` or `Secret`: `Ocp-Apim-Subscription-Key`, `X-Auth-Key`,
+/// `X-Hub-Signature-256`), the parameters in `standardParameters` (`access_token`,
 /// `refresh_token`, `id_token`, `token`, `password`, `secret`, `client_secret`, `api_key`,
 /// `apikey`, `client_assertion`, `code_verifier`…) in a query, a form or a JSON body, the
 /// credential after `Bearer`, `Basic`, `Token` or `Digest`, and `user:pass@` in a URL. A service
@@ -18,8 +20,9 @@ import Foundation
 ///
 /// Names compare without regard to case, `-` and `_` are the same, a camel-case name is split
 /// (`refreshToken` is `refresh_token`), and a name that ends in a secret name after `_`, `-`,
-/// `.` or a bracket is secret too: `x_password`, `user[password]`, `X-Client-Secret` and
-/// `next_page_token` are all redacted. Redacting too much is the safe mistake.
+/// `.` or a bracket, or before a number (`-256`, `_v2`), is secret too: `x_password`,
+/// `user[password]`, `X-Client-Secret`, `next_page_token` and `X-Hub-Signature-256` are all
+/// redacted. Redacting too much is the safe mistake.
 ///
 /// A secret can sit in a URL's path too — a bot token (`/bot123456:AAE…/sendMessage`), a
 /// webhook's key (`/services/T0/B0/XXXX`, `/api/webhooks/123/abc…`). Such paths are declared by
@@ -49,10 +52,11 @@ public struct Redaction: Sendable, Hashable {
     /// The standard set.
     public static let standard = Redaction()
 
-    /// The header names the standard set treats as secret, lowercased.
+    /// The header names the standard set treats as secret, lowercased; a header name that ends
+    /// in one of them (or in a secret parameter name) is secret too.
     public static let standardHeaders: Set<String> = [
-        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "private-token",
-        "x-auth-token", "x-access-token",
+        "authorization", "authentication", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "private-token",
+        "x-auth-token", "x-access-token", "key", "signature", "credential", "credentials",
     ]
 
     /// The parameter keys the standard set treats as secret, lowercased (the OAuth 2 and API-key names).
@@ -184,9 +188,10 @@ public struct Redaction: Sendable, Hashable {
     /// True when the parameter named `key` carries a secret.
     public func isSecret(parameter key: String) -> Bool { Self.matches(Self.normalized(key), names.parameterForms) }
 
-    /// `value`, or the placeholder when the header `name` is secret.
+    /// The placeholder when the header `name` is secret; any other value scrubbed as free text
+    /// is (a `Bearer …` or `token=…` inside it), without being cut or escaped.
     public func header(_ name: String, value: String) -> String {
-        isSecret(header: name) ? Self.placeholder : value
+        isSecret(header: name) ? Self.placeholder : redacting(value)
     }
 
     /// The headers with secret values replaced; the value of any other header is scrubbed as
@@ -483,10 +488,28 @@ public struct Redaction: Sendable, Hashable {
         return String(form.drop { $0 == "_" }.reversed().drop { $0 == "_" }.reversed())
     }
 
-    /// True when `form` is one of `names`, or ends in one after an `_`.
+    /// True when `form` is one of `names`, or ends in one after an `_`, also once the numbers
+    /// that end it are dropped (`x_hub_signature_256`, `api_key_v2`).
     private static func matches(_ form: String, _ names: Set<String>) -> Bool {
-        if names.contains(form) { return true }
-        var rest = Substring(form)
+        if endsInName(Substring(form), names) { return true }
+        var trimmed = Substring(form)
+        while let separator = trimmed.lastIndex(of: "_"), isNumberOrVersion(trimmed[trimmed.index(after: separator)...]) {
+            trimmed = trimmed[..<separator]
+            if endsInName(trimmed, names) { return true }
+        }
+        return false
+    }
+
+    /// `256`, `v2`: a number, or `v` and a number.
+    private static func isNumberOrVersion(_ part: Substring) -> Bool {
+        let digits = part.first == "v" ? part.dropFirst() : part
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// True when `form` is one of `names`, or ends in one after an `_`.
+    private static func endsInName(_ form: Substring, _ names: Set<String>) -> Bool {
+        if names.contains(String(form)) { return true }
+        var rest = form
         while let separator = rest.firstIndex(of: "_") {
             rest = rest[rest.index(after: separator)...]
             if names.contains(String(rest)) { return true }
