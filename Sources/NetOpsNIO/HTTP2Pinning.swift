@@ -18,9 +18,21 @@ import NIOPosix
 ///
 /// An origin is unknown until it answers: ALPN may still choose HTTP/1.1, and pinning HTTP/1.1
 /// requests to a loop would make AsyncHTTPClient open connections for each loop past the
-/// pool's limit. An answer over HTTP/1.x to a pinned request unpins the origin again.
+/// pool's limit. An answer over HTTP/1.x to a pinned request unpins the origin again. At most
+/// `maximumOrigins` are known (a service that follows redirects to thousands of hosts holds a
+/// bounded set): past it, one known origin is forgotten for each new one, and its next request
+/// runs unpinned until it answers over HTTP/2 again.
 final class HTTP2Pinning: Sendable {
     private let known = NIOLockedValueBox<Set<Origin>>([])
+    /// The most origins known at once.
+    let maximumOrigins: Int
+
+    init(maximumOrigins: Int = 1_024) {
+        self.maximumOrigins = max(1, maximumOrigins)
+    }
+
+    /// The origins known to speak HTTP/2 now.
+    var count: Int { known.withLockedValue { $0.count } }
 
     /// Whether requests to `origin` run on one loop each.
     func pins(_ origin: Origin) -> Bool {
@@ -31,6 +43,7 @@ final class HTTP2Pinning: Sendable {
     func record(_ origin: Origin, answeredOverHTTP2: Bool) {
         known.withLockedValue { origins in
             if answeredOverHTTP2 {
+                if origins.count >= maximumOrigins, !origins.contains(origin), let any = origins.first { origins.remove(any) }
                 origins.insert(origin)
             } else {
                 origins.remove(origin)

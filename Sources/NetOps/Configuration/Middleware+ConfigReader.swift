@@ -51,6 +51,7 @@ extension CircuitBreaker.Configuration {
     /// ## Configuration keys
     /// - `failureThreshold` (int, at least 1, default 5): consecutive failures that open a circuit.
     /// - `coolDown` (seconds, at least 0, default 30): how long an open circuit refuses calls.
+    /// - `maximumOrigins` (int, at least 1, default 1 024): origins whose circuits are kept.
     ///
     /// - Throws: `ConfigurationError` naming the key whose value is of the wrong type or out of range.
     public init(configReader: ConfigReader) throws {
@@ -61,9 +62,12 @@ extension CircuitBreaker.Configuration {
     package static func read(_ section: ConfigSettingsReader) throws -> Self? {
         let threshold = try section.int("failureThreshold", atLeast: 1)
         let coolDown = try section.seconds("coolDown", positive: false)
-        guard threshold != nil || coolDown != nil else { return nil }
+        let origins = try section.int("maximumOrigins", atLeast: 1)
+        guard threshold != nil || coolDown != nil || origins != nil else { return nil }
         let standard = Self()
-        return Self(failureThreshold: threshold ?? standard.failureThreshold, coolDown: coolDown ?? standard.coolDown)
+        return Self(
+            failureThreshold: threshold ?? standard.failureThreshold, coolDown: coolDown ?? standard.coolDown,
+            maximumOrigins: origins ?? standard.maximumOrigins)
     }
 }
 

@@ -16,6 +16,15 @@ import FoundationNetworking
 /// `APIScope.Configuration.circuitBreaker`). 4xx answers, cancellations and requests refused
 /// before they were sent count neither way. A `circuitOpen` failure is not retried.
 ///
+/// A circuit is the origin's, whoever calls it: every credential, tenant and caller of the
+/// breaker shares it, so the 5xx answers one tenant's requests bring about open it for all —
+/// the breaker protects the origin, which is failing for whoever asks, and one circuit per
+/// credential would let the others go on hammering it. A service whose tenants reach origins
+/// that fail apart gives each tenant a breaker of its own. Only origins with failures to count
+/// are kept (a success forgets a closed circuit), at most `maximumOrigins` of them: past that,
+/// closed circuits go first, then the open ones that end soonest, so a service that calls
+/// thousands of user-supplied hosts (webhooks) holds a bounded table.
+///
 /// ```swift
 /// let breaker = CircuitBreaker(configuration: .init(failureThreshold: 5, coolDown: 30))
 /// let session = NetworkSession(configuration: .default, options: .init(middleware: [breaker]))
@@ -27,12 +36,15 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
         public var failureThreshold: Int
         /// Seconds an open circuit refuses requests before it lets a probe through.
         public var coolDown: TimeInterval
+        /// The most origins whose circuits are kept (default 1 024, at least 1).
+        public var maximumOrigins: Int
 
         /// Opens after `failureThreshold` consecutive failures (default 5) for `coolDown`
-        /// seconds (default 30).
-        public init(failureThreshold: Int = 5, coolDown: TimeInterval = 30) {
+        /// seconds (default 30), keeping the circuits of at most `maximumOrigins` origins.
+        public init(failureThreshold: Int = 5, coolDown: TimeInterval = 30, maximumOrigins: Int = 1_024) {
             self.failureThreshold = max(1, failureThreshold)
             self.coolDown = max(0, coolDown)
+            self.maximumOrigins = max(1, maximumOrigins)
         }
     }
 
@@ -72,6 +84,9 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
         self.configuration = configuration
         self.onTransition = onTransition
     }
+
+    /// The origins whose circuits are kept now (at most `Configuration.maximumOrigins`).
+    public var originCount: Int { circuits.withLock { $0.count } }
 
     /// The state of the circuit of `url`'s origin (closed with no failures for one never seen).
     public func state(of url: URL) -> State {
@@ -117,9 +132,11 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
             switch circuits[origin] ?? .closed(failures: 0) {
             case let .closed(failures):
                 guard failed else {
-                    circuits[origin] = .closed(failures: 0)
+                    // A closed circuit with no failure is what an unknown origin has: forgotten.
+                    circuits[origin] = nil
                     return nil
                 }
+                if circuits[origin] == nil { Self.makeRoom(in: &circuits, keeping: configuration.maximumOrigins, now: now) }
                 guard failures + 1 >= configuration.failureThreshold else {
                     circuits[origin] = .closed(failures: failures + 1)
                     return nil
@@ -131,7 +148,7 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
                     circuits[origin] = .open(until: now + configuration.coolDown)
                     return Transition(origin: origin, state: .open(secondsLeft: configuration.coolDown))
                 }
-                circuits[origin] = .closed(failures: 0)
+                circuits[origin] = nil
                 return Transition(origin: origin, state: .closed(consecutiveFailures: 0))
             case .open, .halfOpen:
                 // An answer to a request sent before the circuit opened: the probe decides.
@@ -142,6 +159,25 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
     }
 
     // MARK: Helpers
+
+    /// Removes circuits until one more fits within `limit`: closed ones first, then the open
+    /// ones whose cool-down ends soonest (half-open ones, whose probe is out, last).
+    private static func makeRoom(in circuits: inout [String: Circuit], keeping limit: Int, now: DispatchTime) {
+        guard circuits.count >= limit else { return }
+        for (origin, circuit) in circuits where circuits.count >= limit {
+            if case .closed = circuit { circuits[origin] = nil }
+        }
+        func rank(_ circuit: Circuit) -> UInt64 {
+            switch circuit {
+            case .closed: return 0
+            case let .open(until): return until.uptimeNanoseconds
+            case .halfOpen: return .max
+            }
+        }
+        while circuits.count >= limit, let first = circuits.min(by: { rank($0.value) < rank($1.value) }) {
+            circuits[first.key] = nil
+        }
+    }
 
     /// Whether an attempt's outcome counts as a failure (true), a success (false), or neither
     /// (nil: cancelled, refused before it was sent, or a circuit's own refusal).

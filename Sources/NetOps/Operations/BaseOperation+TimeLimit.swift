@@ -19,6 +19,9 @@ extension BaseOperation {
     /// What counts as "the same request" for `timeLimitBetweenRuns`: by default the method and the
     /// URL without its query and fragment (a request whose query changes, a cache-buster or a
     /// timestamp, is still the same request, and the table of limits does not grow with it).
+    /// Neither the query nor the credentials are in it: `/export?tenant=a` waits for
+    /// `/export?tenant=b`, whoever sends them. A service whose tenants must not wait for each
+    /// other sets a key of its own (the method, the path and the tenant).
     public var runLimitKey: String {
         get { withLock { runLimitKeyLocked() } }
         set { updateSettings { settings in settings.runLimitKey = newValue } }
