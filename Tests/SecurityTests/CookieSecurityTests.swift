@@ -2,6 +2,7 @@ import APILayer
 import DemoServer
 import Foundation
 import NetOps
+import NetOpsNIO
 import TestSupport
 import Testing
 
@@ -87,6 +88,64 @@ struct CookieSecurityTests {
         #expect(names == ["root", "later"])
     }
 
+    /// `/redirect/302?to=target` on the shared server (127.0.0.1).
+    static func redirect(to target: URL) async throws -> URL {
+        var components = URLComponents(url: try await TestServer.url("redirect/302"), resolvingAgainstBaseURL: false)!
+        components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
+        return components.url!
+    }
+
+    /// `cookies/set?cookie=…` on `base`.
+    static func setCookies(_ values: [String], on base: URL) -> URL {
+        var components = URLComponents(url: URL(string: "cookies/set", relativeTo: base)!.absoluteURL, resolvingAgainstBaseURL: false)!
+        components.queryItems = values.map { URLQueryItem(name: "cookie", value: $0) }
+        return components.url!
+    }
+
+    /// A host a redirect reached (another origin) cannot put a cookie in the API's jar: it is not
+    /// stored, and no later request carries it.
+    @Test(arguments: TestEngine.allCases)
+    func aRedirectTargetCannotSetACookie(_ engine: TestEngine) async throws {
+        let other = try await OtherOriginServer.get()
+        let jar = CookieJar()
+        let login = DTO.get(try await Self.redirect(to: Self.setCookies(["sid=evil; Path=/"], on: other.baseURL))).on(engine)
+        login.cookieJar = jar
+        try await login.run()
+        #expect(login.response?.url?.host == "127.0.0.2")
+        #expect(jar.count == 0)
+        let next = DTO.get(URL(string: "echo", relativeTo: other.baseURL)!.absoluteURL).on(engine)
+        next.cookieJar = jar
+        try await next.run()
+        #expect(try next.decode(Echo.self).headers["cookie"] == nil)
+    }
+
+    /// The shared-suffix attack: the API on `api.apilayer.test` redirects (an open redirect) to
+    /// `evil.apilayer.test`, which sets `sid=evil; Domain=apilayer.test; Path=/api`; the API's next
+    /// call must not carry it. NIO only: the names resolve through `dnsOverride`, which libcurl
+    /// has no equivalent of.
+    @Test func aSiblingHostCannotSetACookieForTheAPI() async throws {
+        let server = try await TestServer.get()
+        let other = try await OtherOriginServer.get()
+        var configuration = TestEngine.nioConfiguration
+        configuration.dnsOverride = ["api.apilayer.test": "127.0.0.1", "evil.apilayer.test": "127.0.0.2"]
+        try await withNIOSession(configuration) { session in
+            let api = URL(string: "http://api.apilayer.test:\(server.port)/")!
+            let evil = URL(string: "http://evil.apilayer.test:\(other.port)/")!
+            let jar = CookieJar()
+            var components = URLComponents(url: URL(string: "redirect/302", relativeTo: api)!.absoluteURL, resolvingAgainstBaseURL: false)!
+            components.queryItems = [
+                URLQueryItem(name: "to", value: Self.setCookies(["sid=evil; Domain=apilayer.test; Path=/"], on: evil).absoluteString)
+            ]
+            let bounce = DTO.get(components.url!).on(session)
+            bounce.cookieJar = jar
+            try await bounce.run()
+            let next = DTO.get(URL(string: "echo", relativeTo: api)!.absoluteURL).on(session)
+            next.cookieJar = jar
+            try await next.run()
+            #expect(try next.decode(Echo.self).headers["cookie"]?.contains("sid=evil") != true)
+        }
+    }
+
     @Test func aCookieForAnotherDomainOrAnIPAddressIsRefused() {
         let jar = CookieJar()
         let url = URL(string: "http://api.example.com/v1/items")!
@@ -104,6 +163,23 @@ struct CookieSecurityTests {
         let ip = CookieJar()
         ip.store([("Set-Cookie", "e=5; Domain=0.1")], from: URL(string: "http://127.0.0.1/")!)
         #expect(ip.count == 0)
+    }
+
+    /// `__Host-` cookies must be `Secure`, from https, with `Path=/` and no `Domain`; `__Secure-`
+    /// cookies must be `Secure` from https (RFC 6265bis §4.1.3): the others are refused.
+    @Test func cookiePrefixesAreEnforced() {
+        let jar = CookieJar()
+        let url = URL(string: "https://api.example.com/v1/items")!
+        jar.store(
+            [
+                "__Host-a=1; Secure; Path=/; Domain=example.com", "__Host-b=2; Secure; Path=/v1", "__Host-c=3; Path=/", "__Secure-d=4; Path=/",
+                "__Host-ok=5; Secure; Path=/", "__Secure-ok=6; Secure; Path=/",
+            ].map { ("Set-Cookie", $0) }, from: url)
+        let sent = jar.cookieHeader(for: url) ?? ""
+        #expect(Set(sent.components(separatedBy: "; ")) == ["__Host-ok=5", "__Secure-ok=6"], "\(sent)")
+        let plain = CookieJar()
+        plain.store([("Set-Cookie", "__Secure-e=7; Secure; Path=/")], from: URL(string: "http://api.example.com/")!)
+        #expect(plain.count == 0)
     }
 
     @Test func joinedSetCookieFieldsAreSplitWithoutBreakingDates() {

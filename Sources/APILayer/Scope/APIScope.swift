@@ -97,8 +97,10 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// Whether the API's calls send and keep cookies (default false: none is sent or kept).
         ///
         /// When true, the scope's own in-memory `CookieJar` (`APIScope.cookieJar`) stores what
-        /// the API's answers set (RFC 6265: `Domain`, `Path`, `Secure`, expiry honoured) and its
-        /// calls send what matches; no other API, and no plain operation, sees those cookies.
+        /// the API's answers set (RFC 6265: `Domain`, `Path`, `Secure`, expiry and the
+        /// `__Host-`/`__Secure-` prefixes honoured; a host a redirect leads to sets nothing) and
+        /// its calls send what matches; no other API, and no plain operation, sees those
+        /// cookies. Every caller of the scope shares the jar.
         public var usesCookies = false
 
         /// The monitor the API's calls consult when they fail to connect (nil: none). With one,

@@ -21,8 +21,15 @@ import Foundation
 /// Limits keep a hostile server from growing the jar: at most `maximumCookies` cookies (the
 /// oldest go first) and 4 096 bytes per cookie (a longer one is ignored). Cookies are never
 /// written to disk, and a `Domain` that is an IP address other than the request's, or has no dot,
-/// is refused. (There is no public-suffix list: a jar belongs to one API, whose servers choose
-/// their domains.)
+/// is refused. `__Secure-` cookies must be `Secure` and come over https; `__Host-` cookies also
+/// have `Path=/` and no `Domain` (RFC 6265bis §4.1.3).
+///
+/// An operation stores only the cookies its own host answers with: a host a redirect leads to
+/// sets none, so a neighbour on a shared suffix (`evil.herokuapp.com`, reached through an open
+/// redirect) cannot plant `Domain=herokuapp.com` for the API. There is no public-suffix list:
+/// only the API's own hosts set cookies, and they choose their domains. A jar holds one set of
+/// cookies for every caller of the operations given it (an API scope's callers share its jar):
+/// per-caller sessions need a jar per caller.
 public final class CookieJar: Sendable {
     /// The most cookies one jar keeps.
     public static let maximumCookies = 300
@@ -167,7 +174,13 @@ struct StoredCookie: Sendable {
             }
         }
         // A cookie that asks for Secure must come over a secure connection (RFC 6265bis §5.6).
-        if secure, url.scheme?.lowercased() != "https" { return nil }
+        let overHTTPS = url.scheme?.lowercased() == "https"
+        if secure, !overHTTPS { return nil }
+        // The prefixes promise what the cookie is (RFC 6265bis §4.1.3): a server relies on them.
+        if name.hasPrefix("__Secure-") || name.hasPrefix("__Host-") {
+            guard secure, overHTTPS else { return nil }
+        }
+        if name.hasPrefix("__Host-"), domainAttribute != nil || pathAttribute != "/" { return nil }
         if let domainAttribute {
             guard Self.domainMatches(host: host, domain: domainAttribute) else { return nil }
             // An IP address matches only itself; a domain with no dot would cover a whole TLD.

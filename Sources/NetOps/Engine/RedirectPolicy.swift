@@ -14,16 +14,35 @@ package struct RedirectRules: Sendable {
     /// every header and query parameter the operation's redaction hides is dropped on a redirect
     /// to another origin, as its logs hide them.
     package var redaction: Redaction
-    /// The cookie jar of the operation's API: it stores each hop's `Set-Cookie` and gives each
-    /// hop its `Cookie`; without one, no cookie is stored and a caller's `Cookie` header stays on
-    /// its origin.
+    /// The cookie jar of the operation's API: it stores the `Set-Cookie` of each hop answered by
+    /// `cookieHost` and gives each hop its `Cookie`; without one, no cookie is stored and a
+    /// caller's `Cookie` header stays on its origin.
     package var cookies: CookieJar?
+    /// The host (lower case) whose answers may set cookies: the one the operation asked. A host
+    /// a redirect leads to sets none — on a shared suffix (`evil.herokuapp.com`) it could set one
+    /// for the API's own host (`Domain=herokuapp.com`).
+    package var cookieHost: String?
 
-    /// Rules that follow redirects and strip what `redaction` names.
-    package init(follows: Bool = true, redaction: Redaction = .standard, cookies: CookieJar? = nil) {
+    /// Rules that follow redirects and strip what `redaction` names; cookies are stored only
+    /// from answers of `cookieHost`.
+    package init(follows: Bool = true, redaction: Redaction = .standard, cookies: CookieJar? = nil, cookieHost: String? = nil) {
         self.follows = follows
         self.redaction = redaction
         self.cookies = cookies
+        self.cookieHost = cookieHost?.lowercased()
+    }
+
+    /// Stores the `Set-Cookie` fields among `fields`, answered for `url`, in the jar, when `url`'s
+    /// host is the one the operation asked.
+    package func storeCookies(_ fields: [(name: String, value: String)], from url: URL) {
+        guard let cookies, let host = url.host?.lowercased(), host == cookieHost else { return }
+        cookies.store(fields, from: url)
+    }
+
+    /// Stores the `Set-Cookie` fields of a response head, as `storeCookies(_:from:)` does.
+    package func storeCookies(of head: ResponseHead) {
+        guard cookies != nil, head.url.host?.lowercased() == cookieHost else { return }
+        storeCookies(head.fields(named: "Set-Cookie").map { (name: "Set-Cookie", value: $0) }, from: head.url)
     }
 
     /// The rules of a transfer that says nothing: follow, strip the standard credentials.
@@ -103,7 +122,7 @@ package enum RedirectPolicy {
         }
         if crossOrigin { next = stripped(next, rules: rules) }
         if let jar = rules.cookies {
-            jar.store(responseFields, from: origin)
+            rules.storeCookies(responseFields, from: origin)
             next.setValue(jar.cookieHeader(for: target), forHTTPHeaderField: "Cookie")
         }
         return .follow(next, keepsBody: keepsBody)

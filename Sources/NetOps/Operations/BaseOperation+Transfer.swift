@@ -60,7 +60,8 @@ extension BaseOperation {
             run.lastActivity = now
         }
         let rules = RedirectRules(
-            follows: storage.settings.followsRedirects, redaction: redactionLocked, cookies: storage.settings.cookieJar)
+            follows: storage.settings.followsRedirects, redaction: redactionLocked, cookies: storage.settings.cookieJar,
+            cookieHost: storage.settings.cookieJar == nil ? nil : url.host)
         return .success(
             PreparedTransfer(
                 request: attemptRequest, rules: rules, transport: storage.settings.transport, body: storage.body, session: frozen.session,
@@ -488,7 +489,7 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
     }
 
     func transferDidReceive(head: ResponseHead) {
-        redirectRules.cookies?.store(head)
+        redirectRules.storeCookies(of: head)
         operation.attempt(attempt, didReceive: head)
     }
 
