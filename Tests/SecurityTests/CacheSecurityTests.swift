@@ -333,7 +333,7 @@ struct CacheSecurityTests {
                 operation.start()
                 returned.withLock { $0 = true }
             }
-            let startReturned = await eventually(within: 5) { returned.withLock { $0 } }
+            let startReturned = await eventually(within: 30) { returned.withLock { $0 } }
             if !startReturned {
                 // Let the blocked thread go: a writer that opens and closes the FIFO ends its read.
                 let descriptor = open(file.path, O_WRONLY | O_NONBLOCK)

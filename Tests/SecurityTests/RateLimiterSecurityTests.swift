@@ -14,8 +14,10 @@ import FoundationNetworking
 /// because of a host a redirect reached.
 @Suite("Security: rate limiter", .timeLimit(.minutes(2)))
 struct RateLimiterSecurityTests {
-    /// A scope with the default rate limiter whose calls end within `totalTimeout` seconds.
-    static func scope(_ engine: TestEngine, totalTimeout: TimeInterval = 8) async throws -> APIScope {
+    /// A scope with the default rate limiter whose calls end within `totalTimeout` seconds: a call
+    /// held back by another caller's limit would end with `deadlineExceeded`, which is what the
+    /// tests look for (an outcome, not a time, so a loaded machine does not fail them).
+    static func scope(_ engine: TestEngine, totalTimeout: TimeInterval = 30) async throws -> APIScope {
         let server = try await TestServer.get()
         let scope = APIScope(name: "rate-\(UUID().uuidString.prefix(6))")
         scope.configure {
@@ -42,15 +44,13 @@ struct RateLimiterSecurityTests {
         let limited = Self.call(
             try await TestServer.url("realm/\(realm)/flaky?key=a&fail=100&status=429&retryAfter=600"), token: "userA", in: scope)
         limited.start()
-        #expect(await eventually(within: 10) { limited.isPostponed })
-        let started = Date()
+        #expect(await eventually(within: 60) { limited.isPostponed })
         let other = Self.call(try await TestServer.url("json"), token: "userB", in: scope)
         _ = try? await other.run()
-        #expect(other.statusCode == 200, "\(String(describing: other.error))")
-        #expect(Date().timeIntervalSince(started) < 5, "another caller's call waited for userA's limit")
+        #expect(other.statusCode == 200, "another caller's call waited for userA's limit: \(String(describing: other.error))")
         let again = Self.call(try await TestServer.url("json"), token: "userA", in: scope)
         again.start()
-        #expect(await eventually(within: 10) { again.isPostponed }, "the limited caller's next call went")
+        #expect(await eventually(within: 60) { again.isPostponed }, "the limited caller's next call went")
         limited.cancel()
         again.cancel()
         await limited.finished()
@@ -67,14 +67,12 @@ struct RateLimiterSecurityTests {
         let target = URL(string: "realm/\(realm)/flaky?key=x&fail=100&status=503&retryAfter=600", relativeTo: other.baseURL)!.absoluteURL
         var components = URLComponents(url: try await TestServer.url("redirect"), resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "to", value: target.absoluteString)]
-        let started = Date()
         let redirected = Self.call(components.url!, token: "userA", in: scope)
         _ = try? await redirected.run()
-        #expect(redirected.error?.httpStatus == 503, "\(String(describing: redirected.error))")
+        #expect(redirected.error?.httpStatus == 503, "the redirected call waited: \(String(describing: redirected.error))")
         let next = Self.call(try await TestServer.url("json"), token: "userA", in: scope)
         _ = try? await next.run()
-        #expect(next.statusCode == 200, "\(String(describing: next.error))")
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(next.statusCode == 200, "the API's next call waited: \(String(describing: next.error))")
     }
 
     /// A `Retry-After` of a year (and budget headers that say the same) holds calls back for at
@@ -87,7 +85,7 @@ struct RateLimiterSecurityTests {
         let realm = "r\(UUID().uuidString.prefix(8))"
         let far = DTO.get(try await TestServer.url("realm/\(realm)/flaky?key=y&fail=100&status=429&retryAfter=31536000")).on(session)
         far.start()
-        #expect(await eventually(within: 10) { far.isPostponed })
+        #expect(await eventually(within: 60) { far.isPostponed })
         #expect(limiter.secondsBlocked > 0)
         #expect(limiter.secondsBlocked <= 60)
         far.cancel()
@@ -106,14 +104,12 @@ struct RateLimiterSecurityTests {
             headers: ["Authorization": "Bearer userA"]
         ).on(session)
         limited.start()
-        #expect(await eventually(within: 10) { limited.isPostponed })
+        #expect(await eventually(within: 60) { limited.isPostponed })
         #expect(limiter.callsWaitingForServers == 1)
-        let started = Date()
         let refused = DTO.get(try await TestServer.url("json"), headers: ["Authorization": "Bearer userA"]).on(session)
         await #expect(throws: NetOpsError.self) { try await refused.run() }
         let refusal = try #require(refused.error?.underlying as? RateLimiter.WaitRefusal, "\(String(describing: refused.error))")
         #expect(refusal.secondsLeft > 0 && refusal.secondsLeft <= 60)
-        #expect(Date().timeIntervalSince(started) < 5)
         limited.cancel()
         await limited.finished()
     }
