@@ -173,7 +173,7 @@ struct CookieSecurityTests {
         jar.store(
             [
                 "__Host-a=1; Secure; Path=/; Domain=example.com", "__Host-b=2; Secure; Path=/v1", "__Host-c=3; Path=/", "__Secure-d=4; Path=/",
-                "__Host-ok=5; Secure; Path=/", "__Secure-ok=6; Secure; Path=/",
+                "__Host-ok=5; Secure; Path=/", "__Secure-ok=6; Secure; Path=/", "__host-lower=7; Path=/", "__SECURE-upper=8",
             ].map { ("Set-Cookie", $0) }, from: url)
         let sent = jar.cookieHeader(for: url) ?? ""
         #expect(Set(sent.components(separatedBy: "; ")) == ["__Host-ok=5", "__Secure-ok=6"], "\(sent)")

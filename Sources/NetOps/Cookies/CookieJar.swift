@@ -176,11 +176,13 @@ struct StoredCookie: Sendable {
         // A cookie that asks for Secure must come over a secure connection (RFC 6265bis §5.6).
         let overHTTPS = url.scheme?.lowercased() == "https"
         if secure, !overHTTPS { return nil }
-        // The prefixes promise what the cookie is (RFC 6265bis §4.1.3): a server relies on them.
-        if name.hasPrefix("__Secure-") || name.hasPrefix("__Host-") {
+        // The prefixes promise what the cookie is (RFC 6265bis §4.1.3, matched in any case): a
+        // server relies on them.
+        let lowered = name.lowercased()
+        if lowered.hasPrefix("__secure-") || lowered.hasPrefix("__host-") {
             guard secure, overHTTPS else { return nil }
         }
-        if name.hasPrefix("__Host-"), domainAttribute != nil || pathAttribute != "/" { return nil }
+        if lowered.hasPrefix("__host-"), domainAttribute != nil || pathAttribute != "/" { return nil }
         if let domainAttribute {
             guard Self.domainMatches(host: host, domain: domainAttribute) else { return nil }
             // An IP address matches only itself; a domain with no dot would cover a whole TLD.
