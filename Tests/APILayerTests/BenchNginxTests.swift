@@ -20,7 +20,7 @@ struct BenchNginxTests {
     }
 
     /// Exclusive: the short run still loads both cores for a few seconds.
-    @Test func aShortRunAgainstAPrivateNginx() async throws {
+    @Test(.requires(.nginx)) func aShortRunAgainstAPrivateNginx() async throws {
         let before = Self.leftovers()
         let run = try await APILayerExecutable.run([
             "bench", "engines", "--server", "nginx", "--requests", "50", "--rounds", "1", "--transfer-mib", "0", "--json",
@@ -40,7 +40,7 @@ struct BenchNginxTests {
 
     /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, the handshakes of
     /// 200 requests on one scope's settings, and a short stream.
-    @Test func aShortRunAgainstAPrivateNginxOverTLS() async throws {
+    @Test(.requires(.nginx, .openssl)) func aShortRunAgainstAPrivateNginxOverTLS() async throws {
         let before = Self.leftovers()
         let run = try await APILayerExecutable.run([
             "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200",
