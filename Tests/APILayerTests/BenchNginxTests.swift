@@ -4,7 +4,7 @@ import Testing
 
 /// `apilayer bench engines --server nginx`: the private nginx starts, serves the requests of a
 /// short run, and is gone afterwards; without nginx the bench says how to install it.
-@Suite(.timeLimit(.minutes(3)), .processGate(.exclusive))
+@Suite(.processGate(.exclusive, minutes: 3))
 struct BenchNginxTests {
     struct Report: Decodable {
         struct Figure: Decodable {

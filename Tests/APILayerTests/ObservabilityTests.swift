@@ -83,7 +83,7 @@ private struct Observed {
     }
 }
 
-@Suite("Observability", .timeLimit(.minutes(2)), .processGate(.shared))
+@Suite("Observability", .processGate(.shared, minutes: 2))
 struct ObservabilityTests {
     /// The dimensions of `http.client.active_requests` for a GET to `server`.
     static func activeDimensions(_ server: DemoServer) -> [(String, String)] {
@@ -370,7 +370,7 @@ struct ObservabilityTests {
 }
 
 /// Bad input that must not leak or block: a URL with credentials in it, a thousand headers.
-@Suite("Observability: bad input", .timeLimit(.minutes(2)), .processGate(.shared))
+@Suite("Observability: bad input", .processGate(.shared, minutes: 2))
 struct ObservabilityBadInputTests {
     @Test func aURLWithCredentialsNeverShowsThem() async throws {
         let server = try await TestServer.get()

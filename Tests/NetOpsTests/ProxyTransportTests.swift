@@ -13,7 +13,7 @@ import Testing
 /// FoundationNetworking cannot do.
 /// One test at a time, and never beside the tests that time things (the gate held exclusively):
 /// each starts a proxy (and one an nginx).
-@Suite(.serialized, .timeLimit(.minutes(2)), .processGate(.exclusive))
+@Suite(.serialized, .processGate(.exclusive, minutes: 2))
 struct ProxyTransportTests {
     struct Echo: Decodable {
         let headers: [String: String]

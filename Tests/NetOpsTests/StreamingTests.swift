@@ -10,7 +10,7 @@ import Testing
 /// order, the server is held back while the reader is behind, and every way a stream can stop
 /// (the reader leaves, its task is cancelled, an unaccepted status, a server that restarts the
 /// body) ends the operation with a clear outcome.
-@Suite(.timeLimit(.minutes(3)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 3))
 struct StreamingTests {
     /// Reads every chunk of `operation`'s body.
     static func collect(_ operation: StreamingOperation) async throws -> Data {
