@@ -283,7 +283,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "DemoServer", "NetOps", "NetOpsNIO", .product(name: "Logging", package: "swift-log"),
+                "DemoServer", "NetOps", "NetOpsNIO", "LocalPostgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -18,7 +18,7 @@ import Validator
 /// same description.
 /// Holds the process gate shared: its calls park operations (token refresh), which a test that
 /// releases every parked operation of the process must not meet.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct TransportTests {
     /// A client of a fresh realm, its scope and the templates' folder.
     struct Setup {
@@ -184,7 +184,7 @@ struct TransportTests {
 
 /// `APILayerTransport.send` on its own, for what the generated client cannot reach: the scope's
 /// retry policy and the prepare hook's timeouts.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct TransportSendTests {
     static func scope(_ engine: TestEngine, retries: RetryPolicy) async throws -> (APIScope, URL) {
         let server = try await TestServer.get()

@@ -10,10 +10,6 @@ import PostgresNIO
 import TestSupport
 import Testing
 
-/// Whether PostgreSQL is here to test against: skipped where it is not installed, except when
-/// `APILAYER_REQUIRE_POSTGRES` is set (CI sets it, and installs PostgreSQL), where its absence fails.
-let postgresIsAvailable = LocalPostgresCluster.isAvailable || ProcessInfo.processInfo.environment["APILAYER_REQUIRE_POSTGRES"] != nil
-
 /// One private PostgreSQL cluster for the tests running at the same time: started by the first,
 /// stopped when the last ends (so none stays behind the test process).
 actor PostgresFixture {

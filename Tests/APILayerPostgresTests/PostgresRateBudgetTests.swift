@@ -12,7 +12,7 @@ import FoundationNetworking
 
 /// `PostgresRateBudget`: two replicas' rate limiters drawing from one budget in PostgreSQL stay
 /// under the limit together.
-@Suite("PostgresRateBudget", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
+@Suite("PostgresRateBudget", .requires(.postgresql), .processGate(.shared, minutes: 3))
 struct PostgresRateBudgetTests {
     /// Notes when each request passes the stages before it (the rate limiter among them).
     final class SendTimes: NetworkMiddleware, Sendable {

@@ -16,7 +16,7 @@ import Glibc
 /// `PostgresTokenStore` against a private PostgreSQL cluster: sealing, the migration, the lease
 /// across two stores (two replicas' views of one row) and what goes wrong — the database down,
 /// lost mid-refresh, a lease held too long, a wrong key, a tampered row, a refused refresh token.
-@Suite("PostgresTokenStore", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
+@Suite("PostgresTokenStore", .requires(.postgresql), .processGate(.shared, minutes: 3))
 struct PostgresTokenStoreTests {
     /// The row holds sealed bytes: neither token is readable in the table.
     @Test func tokensAreSealedAtRest() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Replicas as real child processes: `apilayer bench replicas` (small) starts its own
 /// PostgreSQL cluster and DemoServer, a storm of replica processes on an expired token, the same
 /// storm in one process, and a SIGKILL of the replica holding the refresh lease.
-@Suite("apilayer bench replicas", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("apilayer bench replicas", .requires(.postgresql), .processGate(.shared, minutes: 5))
 struct ReplicasBenchTests {
     struct Report: Decodable {
         struct Figure: Decodable {

@@ -38,7 +38,7 @@ private func withSlowAPI(
 }
 
 /// An APIManager method as an operation: every control of a `BaseOperation`, and a typed result.
-@Suite("API operations", .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("API operations", .processGate(.shared, minutes: 5))
 struct APIOperationTests {
     @Test func anOperationIsUnstartedUntilStartedAndEndsWithItsModel() async throws {
         try await withSlowAPI(privateServer: true) { server in

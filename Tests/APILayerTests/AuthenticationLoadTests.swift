@@ -17,7 +17,7 @@ import TestSupport
 /// with other tests; but a storm keeps both cores busy for a second or two, which blows the
 /// deadlines the timing tests measure (measured: a 3 s idle timeout of `TimingTests` fired beside
 /// one).
-@Suite(.timeLimit(.minutes(5)), .processGate(.exclusive))
+@Suite(.processGate(.exclusive, minutes: 5))
 struct AuthenticationLoadTests {
     /// 500 operations at once on a token the server refuses — queued, awaited and synchronous
     /// from 16 threads — make exactly one call to the token endpoint and all succeed.

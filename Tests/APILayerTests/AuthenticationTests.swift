@@ -17,7 +17,7 @@ import TestSupport
 /// blow. Each coordinator parks in its own lot, so no test sees another's parked operations and
 /// no test needs the gate exclusively; the storms, which load the process, are
 /// `AuthenticationLoadTests`.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct AuthenticationTests {
     /// A coordinator for `realm` that starts from a token the server never issued (so the first
     /// requests fail with 401) and a refresh token the realm accepts.
@@ -223,7 +223,7 @@ struct AuthenticationTests {
 
 /// The token placement of one operation, overriding its coordinator's. Shared side of the
 /// process gate, as `AuthenticationTests`: its refresh has the same 5 s timeout.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct PlacementOverrideTests {
     /// An operation whose `userInfo[placementKey]` says "query" carries the token there, on its
     /// first request and on its replay after the refresh, the stale value replaced, not repeated;

@@ -4,7 +4,7 @@ import Testing
 
 /// `apilayer bench engines --server nginx`: the private nginx starts, serves the requests of a
 /// short run, and is gone afterwards; without nginx the bench says how to install it.
-@Suite(.timeLimit(.minutes(3)), .processGate(.exclusive))
+@Suite(.processGate(.exclusive, minutes: 3))
 struct BenchNginxTests {
     struct Report: Decodable {
         struct Figure: Decodable {
@@ -20,7 +20,7 @@ struct BenchNginxTests {
     }
 
     /// Exclusive: the short run still loads both cores for a few seconds.
-    @Test func aShortRunAgainstAPrivateNginx() async throws {
+    @Test(.requires(.nginx)) func aShortRunAgainstAPrivateNginx() async throws {
         let before = Self.leftovers()
         let run = try await APILayerExecutable.run([
             "bench", "engines", "--server", "nginx", "--requests", "50", "--rounds", "1", "--transfer-mib", "0", "--json",
@@ -40,7 +40,7 @@ struct BenchNginxTests {
 
     /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, the handshakes of
     /// 200 requests on one scope's settings, and a short stream.
-    @Test func aShortRunAgainstAPrivateNginxOverTLS() async throws {
+    @Test(.requires(.nginx, .openssl)) func aShortRunAgainstAPrivateNginxOverTLS() async throws {
         let before = Self.leftovers()
         let run = try await APILayerExecutable.run([
             "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200",

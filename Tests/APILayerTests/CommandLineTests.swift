@@ -66,7 +66,7 @@ struct ValidateCommandTests {
 
 /// `apilayer demo --json`: the main job runs to the end and its summary says every check passed.
 /// Shared gate: the demo checks timings (a 0.5 s timeout, a cancel within a second).
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct DemoCommandTests {
     struct Summary: Decodable {
         struct Check: Decodable {

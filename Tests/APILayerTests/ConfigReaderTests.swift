@@ -310,7 +310,7 @@ struct ConfigReaderTests {
 
     /// TLS files named by the configuration are read and checked when it is read; a key that
     /// does not belong to its certificate is refused, naming the key's key.
-    @Test func tlsFilesAreReadAndChecked() async throws {
+    @Test(.requires(.openssl)) func tlsFilesAreReadAndChecked() async throws {
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let certificates = try await TestCertificates.make(in: folder)

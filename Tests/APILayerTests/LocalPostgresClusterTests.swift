@@ -1,15 +1,11 @@
 import Foundation
 import LocalPostgres
+import TestSupport
 import Testing
 
 /// A private PostgreSQL cluster starts, answers, goes away as on a crash, comes back on its port,
-/// and leaves nothing behind. Skipped where PostgreSQL is not installed, unless
-/// `APILAYER_REQUIRE_POSTGRES` is set (CI), where it fails instead.
-@Suite(
-    .timeLimit(.minutes(2)),
-    .enabled(
-        if: LocalPostgresCluster.isAvailable || ProcessInfo.processInfo.environment["APILAYER_REQUIRE_POSTGRES"] != nil,
-        "PostgreSQL is not installed"))
+/// and leaves nothing behind.
+@Suite(.timeLimit(.minutes(2)), .requires(.postgresql))
 struct LocalPostgresClusterTests {
     @Test func aClusterStartsHaltsResumesAndStops() throws {
         let cluster = try LocalPostgresCluster.start()

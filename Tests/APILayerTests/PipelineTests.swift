@@ -72,7 +72,7 @@ private struct EchoSeen: Decodable, Sendable {
     var headers: [String: String]
 }
 
-@Suite("Pipeline", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("Pipeline", .serialized, .processGate(.shared, minutes: 5))
 struct PipelineTests {
     /// With authentication configured, the coordinator alone places the token, where the method
     /// wants it: once, and fresh again after a refresh.

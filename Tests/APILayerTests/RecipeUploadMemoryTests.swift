@@ -9,7 +9,7 @@ import Validator
 /// resident memory growing by less than 16 MiB. Holds the process gate exclusively, so no other
 /// test's allocations count. Not run under AddressSanitizer, whose quarantine keeps freed
 /// memory resident (`ResidentMemory.isMeaningful`).
-@Suite("The recipe: upload memory", .timeLimit(.minutes(5)), .processGate(.exclusive), .enabled(if: ResidentMemory.isMeaningful))
+@Suite("The recipe: upload memory", .processGate(.exclusive, minutes: 5), .enabled(if: ResidentMemory.isMeaningful))
 struct RecipeUploadMemoryTests {
     enum Blob: String, APIMethod {
         case upload

@@ -24,7 +24,7 @@ private enum InternalAPI: String, APIMethod {
 /// An API behind a private CA that requires a client certificate: its scope's `tls` carries
 /// both, on the SwiftNIO engine; on a URLSession session the call fails at `construction`.
 /// Exclusive, as `TLSTransportTests`: each test starts an nginx and runs openssl.
-@Suite(.serialized, .timeLimit(.minutes(2)), .processGate(.exclusive))
+@Suite(.serialized, .processGate(.exclusive, minutes: 2), .requires(.nginx, .openssl))
 struct ScopeTLSTests {
     @Test func aScopeWithAPrivateCAAndAClientCertificateCallsItsAPI() async throws {
         try await withTLSNginx { files, nginx in

@@ -67,7 +67,7 @@ private func authenticatedScope(
 
 /// Scopes, serialized: `AlphaAPI` and `BetaAPI` are bound to two process-wide scopes that these
 /// tests configure.
-@Suite("API scopes", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("API scopes", .serialized, .processGate(.shared, minutes: 5))
 struct ScopeTests {
     /// `configure` calls from many threads at once: none of their changes is lost.
     @Test func concurrentConfigureCallsAllTakeEffect() async throws {

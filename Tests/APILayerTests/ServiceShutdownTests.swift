@@ -8,7 +8,7 @@ import Testing
 /// `APIService`: the APIs' graceful shutdown. In a child process under load, stopped with
 /// SIGTERM as a container runtime stops it; in this process for what load hides (a refresh, a
 /// suspended download, refusals, cancellation).
-@Suite("APIService: graceful shutdown", .timeLimit(.minutes(3)), .processGate(.shared))
+@Suite("APIService: graceful shutdown", .processGate(.shared, minutes: 3))
 struct ServiceShutdownTests {
     /// How `apilayer shutdown-drill` says its calls ended.
     struct DrillReport: Decodable {
@@ -48,10 +48,13 @@ struct ServiceShutdownTests {
         #expect(report.endedTwice == 0)
         #expect(report.unended == 0)
         #expect(report.failed == 0)
-        // Four of sixteen workers wait 30 s per call: cancelled after the drain; the others'
-        // calls finish during it, and their next ones are refused.
-        #expect(report.cancelledByService == 4)
-        #expect(report.cancelled == 4)
+        // Four of sixteen workers wait 30 s per call: always cancelled after the drain. The
+        // others' calls finish during it and their next ones are refused; on a busy machine a
+        // few of them may still be in flight when the drain ends, and are cancelled too. Every
+        // cancelled call was one in flight, cancelled by the service.
+        #expect(report.cancelledByService >= 4)
+        #expect(report.cancelled == report.cancelledByService)
+        #expect(report.cancelledByService <= report.inFlightAtShutdown)
         #expect(report.refused >= 1)
         #expect(report.inFlightAtShutdown >= 4)
         #expect(report.succeeded > 0)
@@ -69,7 +72,8 @@ struct ServiceShutdownTests {
         #expect(run.status == 0, "stderr: \(run.error)")
         #expect(report.lost == 0)
         #expect(report.endedTwice == 0)
-        #expect(report.cancelledByService == 4)
+        #expect(report.cancelledByService >= 4)
+        #expect(report.cancelled == report.cancelledByService)
     }
 
     /// A scope of the test's own on `engine`, owned by a service with `drain`.

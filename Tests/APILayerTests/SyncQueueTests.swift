@@ -18,7 +18,7 @@ import FoundationNetworking
 /// These are the process's two queues (nothing else in the test process queues on `syncQueue`);
 /// the scope, session, realm and coordinator are the test's own. The refresh is held by a gate
 /// the test opens, so nothing depends on timing.
-@Suite(.timeLimit(.minutes(2)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 2))
 struct SyncQueueTests {
     /// The parts of one run: a scope whose stale token draws a 401, and whose refresh waits for
     /// `gate` (`entered` says it began).

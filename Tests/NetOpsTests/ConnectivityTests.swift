@@ -10,9 +10,9 @@ import Testing
 /// that cannot resolve; the offline machine itself is a network namespace
 /// (`ConnectivityCommandTests` in APILayerTests). The probes time out after seconds, so the suite
 /// holds the process gate shared: never beside a storm on URLSession's one work queue (the time
-/// limit counts the wait for the gate too, hence five minutes, as for TimingTests).
+/// limit counts from the entry into the gate).
 @Suite(
-    .timeLimit(.minutes(5)), .processGate(.shared),
+    .processGate(.shared, minutes: 5),
     .enabled(if: !NetworkInterfaces.usable().isEmpty, "this machine has no interface up but loopback"))
 struct ConnectivityTests {
     @Test func aMachineWithAnInterfaceUpAndAnAnsweringProbeIsOnline() async throws {

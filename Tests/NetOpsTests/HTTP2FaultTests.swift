@@ -10,7 +10,7 @@ import Testing
 /// early. Every operation ends with a clear error, the session goes on serving requests, and once
 /// it is shut down no connection to the server is left open. The tests run one after another:
 /// the last one counts the connections to the server's port.
-@Suite(.timeLimit(.minutes(2)), .serialized)
+@Suite(.timeLimit(.minutes(2)), .serialized, .requires(.openssl))
 struct HTTP2FaultTests {
     private struct Fixture: Sendable {
         let server: HTTP2FaultServer

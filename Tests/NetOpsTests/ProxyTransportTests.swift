@@ -13,7 +13,7 @@ import Testing
 /// FoundationNetworking cannot do.
 /// One test at a time, and never beside the tests that time things (the gate held exclusively):
 /// each starts a proxy (and one an nginx).
-@Suite(.serialized, .timeLimit(.minutes(2)), .processGate(.exclusive))
+@Suite(.serialized, .processGate(.exclusive, minutes: 2))
 struct ProxyTransportTests {
     struct Echo: Decodable {
         let headers: [String: String]
@@ -36,7 +36,7 @@ struct ProxyTransportTests {
         return operation
     }
 
-    @Test func aTunnelCarriesTheTokenPastTheProxy() async throws {
+    @Test(.requires(.tinyproxy)) func aTunnelCarriesTheTokenPastTheProxy() async throws {
         let proxy = try ProxyServer.tinyproxy()
         defer { proxy.stop() }
         try await withSession(proxy: .through(.http(host: "127.0.0.1", port: proxy.port))) { session in
@@ -51,7 +51,7 @@ struct ProxyTransportTests {
         }
     }
 
-    @Test func credentialsGoToTheProxyOnly() async throws {
+    @Test(.requires(.tinyproxy)) func credentialsGoToTheProxyOnly() async throws {
         let password = "s3cret-\(UUID().uuidString.prefix(8))"
         let proxy = try ProxyServer.tinyproxy(credentials: ("svc", password))
         defer { proxy.stop() }
@@ -77,7 +77,7 @@ struct ProxyTransportTests {
         }
     }
 
-    @Test func aProxyThatRefusesTheTunnelFailsTheOperation() async throws {
+    @Test(.requires(.tinyproxy)) func aProxyThatRefusesTheTunnelFailsTheOperation() async throws {
         let proxy = try ProxyServer.tinyproxy(connectPorts: [443])
         defer { proxy.stop() }
         try await withSession(proxy: .through(.http(host: "127.0.0.1", port: proxy.port))) { session in
@@ -106,7 +106,7 @@ struct ProxyTransportTests {
         try await closer.close()
     }
 
-    @Test func socks5CarriesTheRequest() async throws {
+    @Test(.requires(.microsocks)) func socks5CarriesTheRequest() async throws {
         let proxy = try ProxyServer.socks5()
         defer { proxy.stop() }
         try await withSession(proxy: .through(.socks5(host: "127.0.0.1", port: proxy.port))) { session in
@@ -125,7 +125,7 @@ struct ProxyTransportTests {
         }
     }
 
-    @Test func httpsGoesThroughTheTunnel() async throws {
+    @Test(.requires(.tinyproxy, .nginx, .openssl)) func httpsGoesThroughTheTunnel() async throws {
         let proxy = try ProxyServer.tinyproxy()
         defer { proxy.stop() }
         try await withTLSNginx { files, nginx in
@@ -141,7 +141,7 @@ struct ProxyTransportTests {
 
     /// `.environment` on an operation, with variables of the test's own: the proxy they name,
     /// and none for a host `no_proxy` lists.
-    @Test func theEnvironmentsVariablesChooseTheProxyPerHost() async throws {
+    @Test(.requires(.tinyproxy)) func theEnvironmentsVariablesChooseTheProxyPerHost() async throws {
         let proxy = try ProxyServer.tinyproxy()
         defer { proxy.stop() }
         try await withSession(proxy: .direct) { session in
@@ -158,7 +158,7 @@ struct ProxyTransportTests {
 
     /// FoundationNetworking ignores `connectionProxyDictionary` on Linux: a proxy of its own is
     /// refused before anything is sent.
-    @Test func theURLSessionEngineRefusesAProxyOfItsOwn() async throws {
+    @Test(.requires(.tinyproxy)) func theURLSessionEngineRefusesAProxyOfItsOwn() async throws {
         let proxy = try ProxyServer.tinyproxy()
         defer { proxy.stop() }
         let session = TestEngine.urlSession.makeSession()

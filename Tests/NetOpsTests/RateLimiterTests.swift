@@ -11,8 +11,9 @@ import FoundationNetworking
 /// The server's rate limits and a budget of the service's own: calls over a limit are parked
 /// and replayed in order, none fails for it, and the server refuses none it could have avoided.
 /// Against DemoServer's `/limited` and `/realm/…/flaky`, each test with its own limiter,
-/// session and key.
-@Suite(.timeLimit(.minutes(1)))
+/// session and key. Shared: the tests time the server's windows and `Retry-After` waits, which a
+/// load test beside them would stretch.
+@Suite(.processGate(.shared, minutes: 1))
 struct RateLimiterTests {
     /// Notes each request as it leaves, after the limiter let it go.
     final class Sent: NetworkMiddleware, Sendable {

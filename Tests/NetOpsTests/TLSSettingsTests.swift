@@ -5,7 +5,7 @@ import Testing
 
 /// `TLSSettings` read and check their files once, when they are made: every file that cannot be
 /// used is named in a clear error, and no error or description quotes a file's content.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .requires(.openssl))
 struct TLSSettingsTests {
     /// Certificates made by openssl in a folder of the test's own.
     private func withCertificates(_ body: (TestCertificates) throws -> Void) async throws {

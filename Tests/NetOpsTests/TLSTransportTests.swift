@@ -12,7 +12,7 @@ import Testing
 /// cannot apply and reports TLS failures with the same error kind.
 /// One test at a time, and never beside the tests that time things (the gate held exclusively):
 /// each starts an nginx and runs openssl nine times, a burst the rest of a parallel run feels.
-@Suite(.serialized, .timeLimit(.minutes(3)), .processGate(.exclusive))
+@Suite(.serialized, .processGate(.exclusive, minutes: 3), .requires(.nginx, .openssl))
 struct TLSTransportTests {
     /// A NIO session of the test's own, shut down after `body`. Connection attempts are not
     /// retried (`retriesConnectionEstablishment`), so a handshake that fails ends the operation

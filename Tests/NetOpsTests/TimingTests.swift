@@ -9,7 +9,7 @@ import Testing
 /// Shared side of the process gate: these tests time things, so no load test runs beside them.
 /// Waiting for the gate counts against the time limit, hence five minutes: a test may queue
 /// behind every exclusive test of the run (about 45 s together on two loaded cores).
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct TimingTests {
     /// The seconds `operation` spent working, by its own clock: from its transfer's start to the
     /// moment a deadline (or anything else) stopped it. Neither the test's scheduling nor the

@@ -162,7 +162,7 @@ struct TransferTests {
         let bodyFile = try #require(upload.ownedBodyFile)
         #expect(!FileManager.default.fileExists(atPath: bodyFile.path), "written when the operation starts, not when made")
         let download = DO.get(try await TestServer.url("bytes/\(2 << 20)"), to: directory.appendingPathComponent("d")).on(engine)
-        let cancelled = DO.get(try await TestServer.url("bytes/\(8 << 20)?rate=\(1 << 20)"), to: directory.appendingPathComponent("c")).on(engine)
+        let cancelled = DO.get(try await TestServer.url("bytes/\(1 << 30)?rate=\(1 << 20)"), to: directory.appendingPathComponent("c")).on(engine)
         cancelled.start()
         try await upload.run()
         try await download.run()

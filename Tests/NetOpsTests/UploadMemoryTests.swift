@@ -12,7 +12,7 @@ import Testing
 /// beside it (an ungated test's allocations can still add to it, which is why the best of two
 /// uploads is what counts). A change that reads the whole file into memory raises the peak by
 /// at least the file's size on every upload, far over the bound.
-@Suite(.timeLimit(.minutes(3)), .processGate(.exclusive), .enabled(if: ResidentMemory.isMeaningful))
+@Suite(.processGate(.exclusive, minutes: 3), .enabled(if: ResidentMemory.isMeaningful))
 struct UploadMemoryTests {
     static let fileSize = 64 << 20
     /// Generous: a streamed upload measures a few MiB here.

@@ -14,7 +14,7 @@ import Validator
 /// from the same files.
 /// Holds the process gate shared: its calls park operations (token refresh), which a test that
 /// releases every parked operation of the process must not meet.
-@Suite(.timeLimit(.minutes(5)), .processGate(.shared))
+@Suite(.processGate(.shared, minutes: 5))
 struct ConformanceTests {
     /// What the inventory API's items decode into.
     struct Item: Decodable, Sendable {

@@ -7,7 +7,7 @@ import Testing
 
 /// The typed combinators over SampleAPI's operations, end to end against DemoServer: `combine`
 /// of API operations of different models, `map`, `mapError` and `catch` on an API operation.
-@Suite("SampleAPI combinators", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("SampleAPI combinators", .serialized, .processGate(.shared, minutes: 5))
 struct SampleAPICombinatorTests {
     /// An error of the service's own, to see `mapError` replace the `APIError`.
     struct ScreenError: Error {

@@ -11,7 +11,7 @@ import Validator
 
 /// SampleAPI when things go wrong: each pipeline stage fails and names itself, bad answers get
 /// typed errors, and the operation always ends.
-@Suite("SampleAPI failures", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("SampleAPI failures", .serialized, .processGate(.shared, minutes: 5))
 struct SampleAPIFailureTests {
     @Test func aDeletedAccountBreaksTheTemplateAtItsPointerAndRule() async throws {
         try await withSampleService { _ in

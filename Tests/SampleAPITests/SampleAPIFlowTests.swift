@@ -9,7 +9,7 @@ import TestSupport
 import Testing
 
 /// SampleAPI's flows: expired tokens, profile screens as groups, stubs.
-@Suite("SampleAPI flows", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("SampleAPI flows", .serialized, .processGate(.shared, minutes: 5))
 struct SampleAPIFlowTests {
     @Test func anExpiredTokenCostsOneRefreshForEveryCallThatHitIt() async throws {
         try await withSampleService { fixture in

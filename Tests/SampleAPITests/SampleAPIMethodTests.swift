@@ -8,7 +8,7 @@ import Testing
 
 /// Every SampleAPI method end to end against DemoServer: request built, token placed, response
 /// validated against the shipped template, model mapped.
-@Suite("SampleAPI methods", .serialized, .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("SampleAPI methods", .serialized, .processGate(.shared, minutes: 5))
 struct SampleAPIMethodTests {
     @Test func usersGetMapsUsersWithTheFieldsAskedFor() async throws {
         try await withSampleService { fixture in

@@ -49,7 +49,7 @@ struct TrackerAPITests {
 }
 
 /// TrackerAPI against DemoServer's TrackerService, in a realm of its own and a scope of its own.
-@Suite("TrackerAPI live", .timeLimit(.minutes(5)), .processGate(.shared))
+@Suite("TrackerAPI live", .processGate(.shared, minutes: 5))
 struct TrackerAPILiveTests {
     private static let repo = (owner: TrackerService.seededRepository.owner, name: TrackerService.seededRepository.repo)
 

@@ -9,7 +9,7 @@ import Validator
 
 /// Item 11: one hostile body of a million wrong elements gives a bounded error list and a
 /// bounded description, both of which say how much more there was.
-@Suite("Security: amplification inside the cap", .timeLimit(.minutes(3)), .processGate(.exclusive))
+@Suite("Security: amplification inside the cap", .processGate(.exclusive, minutes: 3))
 struct AmplificationTests {
     static let hostileCount = 1_000_000
 

@@ -7,7 +7,7 @@ import Testing
 
 /// A token change is never undone by a refresh that was already running, and a coordinator
 /// touches only the operations it parked itself.
-@Suite("Security: authentication state", .timeLimit(.minutes(2)), .processGate(.shared))
+@Suite("Security: authentication state", .processGate(.shared, minutes: 2))
 struct AuthenticationSecurityTests {
     /// A token the realm's token endpoint issued (so the realm's routes admit it).
     static func issuedToken(base: URL) async throws -> Token {

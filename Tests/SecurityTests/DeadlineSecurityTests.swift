@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Every wait ends: time parked counts against an operation's `totalTimeout`, and a token
 /// refresh that does not return fails after `refreshTimeout`.
-@Suite("Security: parked time and refresh deadlines", .timeLimit(.minutes(2)), .processGate(.shared))
+@Suite("Security: parked time and refresh deadlines", .processGate(.shared, minutes: 2))
 struct DeadlineSecurityTests {
     /// Parks every request: the operation waits for a replay that never comes.
     struct ParkForever: OperationInterceptor {

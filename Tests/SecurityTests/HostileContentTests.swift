@@ -18,7 +18,7 @@ import Glibc
 /// The low items of issue 25: multipart part headers and boundaries, template files that are
 /// not regular files or are too large, OpenAPI numbers that fit no integer, dot segments in
 /// the OpenAPI transport, and header values in NIO's error texts.
-@Suite("Security: hostile content", .timeLimit(.minutes(2)), .processGate(.shared))
+@Suite("Security: hostile content", .processGate(.shared, minutes: 2))
 struct HostileContentTests {
     // MARK: Multipart
 

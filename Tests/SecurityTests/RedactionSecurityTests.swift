@@ -26,7 +26,7 @@ enum SecretPlacement: String, CaseIterable, Sendable {
 
 /// Item 5: every secret name, in every placement, never shows in a log line, a span, an error
 /// description or a cURL description; server text reaches them escaped.
-@Suite("Security: redaction", .timeLimit(.minutes(3)), .processGate(.exclusive))
+@Suite("Security: redaction", .processGate(.exclusive, minutes: 3))
 struct RedactionSecurityTests {
     static let parameterNames = [
         "access_token", "refresh_token", "id_token", "token", "password", "secret", "client_secret", "api_key", "apikey",

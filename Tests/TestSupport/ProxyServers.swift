@@ -17,10 +17,18 @@ public final class ProxyServer: Sendable {
         public let description: String
     }
 
+    /// Where the fixture looks for tinyproxy.
+    public static let tinyproxyPath = "/usr/bin/tinyproxy"
+    /// Where the fixture looks for microsocks.
+    public static let microsocksPath = "/usr/bin/microsocks"
+
     /// tinyproxy, asking for `credentials` (user, password) when given, and opening tunnels only
     /// to `connectPorts` when given (any port otherwise).
-    public static func tinyproxy(credentials: (String, String)? = nil, connectPorts: [Int] = []) throws -> ProxyServer {
-        try ProxyServer(executable: "/usr/bin/tinyproxy", package: "tinyproxy") { folder, port in
+    /// `executable` replaces the installed tinyproxy (a test of a proxy that fails to start).
+    public static func tinyproxy(
+        credentials: (String, String)? = nil, connectPorts: [Int] = [], executable: String = tinyproxyPath
+    ) throws -> ProxyServer {
+        try ProxyServer(.tinyproxy, executable: executable) { folder, port in
             var lines = [
                 "Port \(port)", "Listen 127.0.0.1", "Timeout 60", "MaxClients 200", "LogLevel Info",
                 "LogFile \"\(folder.path)/proxy.log\"", "PidFile \"\(folder.path)/proxy.pid\"",
@@ -35,14 +43,14 @@ public final class ProxyServer: Sendable {
 
     /// microsocks, a SOCKS5 proxy without authentication.
     public static func socks5() throws -> ProxyServer {
-        try ProxyServer(executable: "/usr/bin/microsocks", package: "microsocks") { _, port in
+        try ProxyServer(.microsocks, executable: microsocksPath) { _, port in
             ["-i", "127.0.0.1", "-p", "\(port)"]
         }
     }
 
-    private init(executable: String, package: String, arguments: (URL, Int) throws -> [String]) throws {
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw Failure(description: "\(executable) is missing: install it with `apt-get install -y \(package)`")
+    private init(_ server: RealServer, executable: String, arguments: (URL, Int) throws -> [String]) throws {
+        guard RealServer.isExecutableRegularFile(atPath: executable) else {
+            throw Failure(description: "\(executable) is missing: \(server.missingDescription)")
         }
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -75,8 +75,8 @@ public final class TLSNginx: Sendable {
     /// most 10 s); throws ``TLSFixtureError`` when nginx is missing or does not start (with its
     /// error log).
     public static func start(certificates: TestCertificates) async throws -> TLSNginx {
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw TLSFixtureError.missing("nginx", at: executable)
+        guard RealServer.isExecutableRegularFile(atPath: executable) else {
+            throw TLSFixtureError.missing(.nginx, at: executable)
         }
         let version = try await nginxVersion()
         let files = FileManager.default

@@ -11,10 +11,8 @@ public struct TLSFixtureError: Error, CustomStringConvertible {
     }
 
     /// The error for a tool that is not installed, with the command that installs it.
-    static func missing(_ tool: String, at path: String) -> TLSFixtureError {
-        TLSFixtureError(
-            "\(tool) is not installed (\(path) is missing): install nginx and openssl with `apt-get install -y nginx-light openssl`"
-        )
+    static func missing(_ server: RealServer, at path: String) -> TLSFixtureError {
+        TLSFixtureError("\(path) is missing: \(server.missingDescription)")
     }
 }
 
@@ -63,8 +61,8 @@ public struct TestCertificates: Sendable {
     /// `openssl` one step after another; throws ``TLSFixtureError`` with openssl's standard error
     /// when a step fails.
     public static func make(in folder: URL) async throws -> TestCertificates {
-        guard FileManager.default.isExecutableFile(atPath: opensslPath) else {
-            throw TLSFixtureError.missing("openssl", at: opensslPath)
+        guard RealServer.isExecutableRegularFile(atPath: opensslPath) else {
+            throw TLSFixtureError.missing(.openssl, at: opensslPath)
         }
         let files = FileManager.default
         try files.createDirectory(at: folder, withIntermediateDirectories: true)

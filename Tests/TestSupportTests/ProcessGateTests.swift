@@ -271,3 +271,48 @@ struct ProcessGateTraitTests {
         #expect(gate.exclusiveHeld && gate.sharedHolders == 0)
     }
 }
+
+/// A gated suite's time limit counts from the entry into the gate: the wait behind another
+/// holder is not the test's own time.
+@Suite(.timeLimit(.minutes(1)))
+struct GateTimeLimitTests {
+    @Test func aBodyWithinItsLimitEndsNormally() async throws {
+        let ran = Locked(false)
+        try await withinTimeLimit(.seconds(30)) { ran.withLock { $0 = true } }
+        #expect(ran.withLock { $0 })
+    }
+
+    @Test func aBodyPastItsLimitIsCancelledAndRecorded() async throws {
+        let cancelled = Locked(false)
+        await withKnownIssue("the limit of 0.2 s is exceeded on purpose") {
+            try await withinTimeLimit(.milliseconds(200)) {
+                do {
+                    try await Task.sleep(for: .seconds(30))
+                } catch {
+                    cancelled.withLock { $0 = true }
+                }
+            }
+        }
+        #expect(cancelled.withLock { $0 }, "the body was cancelled")
+    }
+
+    /// The limit starts once the gate is entered: a holder that keeps the gate longer than the
+    /// limit does not fail the test queued behind it.
+    @Test func waitingForTheGateDoesNotCount() async throws {
+        let gate = ProcessGate()
+        let (release, letGo) = AsyncStream<Void>.makeStream()
+        let holder = Task {
+            try await gate.withAccess(.exclusive) { for await _ in release { return } }
+        }
+        while !gate.snapshot.exclusiveHeld { try await Task.sleep(for: .milliseconds(1)) }
+        let waiter = Task {
+            try await gate.withAccess(.shared) {
+                try await withinTimeLimit(.seconds(1)) {}
+            }
+        }
+        try await Task.sleep(for: .seconds(2))  // twice the waiter's limit, in the queue
+        letGo.finish()
+        try await holder.value
+        try await waiter.value  // no issue recorded: the limit counted only the empty body
+    }
+}

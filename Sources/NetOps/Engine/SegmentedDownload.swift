@@ -33,19 +33,28 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
         var tasks: [(number: UInt64, task: any TransferHandle)] = []
         /// The events of the request read ahead, in order.
         var held: [HeldEvent] = []
+        /// Segments whose body was handed on whole, since the freed memory was last given back.
+        var segmentsSinceGiveBack = 0
     }
 
     private let request: URLRequest
     private let events: any TransferEvents
     private let startTask: TaskStarter
     private let state: Locked<State>
+    /// After how many segments the memory their chunks left free is given back (0: never).
+    private let giveBackEvery: Int
 
     /// A download of `request` (a body-less GET, with at most a `Range: bytes=N-` of its own) in
-    /// segments of `segmentLength` bytes.
-    init(request: URLRequest, segmentLength: Int64, events: any TransferEvents, startTask: @escaping TaskStarter) {
+    /// segments of `segmentLength` bytes, giving the memory freed by its chunks back to the
+    /// system every `giveBackEvery` segments (`FreedMemory`; 0: never).
+    init(
+        request: URLRequest, segmentLength: Int64, giveBackEvery: Int = 0, events: any TransferEvents,
+        startTask: @escaping TaskStarter
+    ) {
         self.request = request
         self.events = events
         self.startTask = startTask
+        self.giveBackEvery = max(0, giveBackEvery)
         let plan = SegmentPlan(
             segmentLength: segmentLength, callerOffset: Self.openRangeStart(of: request),
             callerValidator: request.value(forHTTPHeaderField: "If-Range"))
@@ -132,15 +141,29 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
             if let demand = events.bodyDemand, !demand.whenReady({ [self] in send(next, number: number) }) { return }
             send(next, number: number)
         case let .replayHeld(number):
+            segmentEnded()
             replay(number)
         case let .send(next, number, cancelCurrent):
-            if cancelCurrent { cancelTasks(before: number) }
+            if cancelCurrent { cancelTasks(before: number) } else { segmentEnded() }
             send(next, number: number)
         case let .complete(failure, _):
             // The request read ahead, if any, is not wanted any more either.
             cancelTasks(before: .max)
             events.transferDidComplete(failure: failure)
         }
+    }
+
+    /// Counts a segment handed on whole, and every `giveBackEvery` segments gives the memory its
+    /// chunks left free back to the system.
+    private func segmentEnded() {
+        guard giveBackEvery > 0 else { return }
+        let due = state.withLock { state -> Bool in
+            state.segmentsSinceGiveBack += 1
+            guard state.segmentsSinceGiveBack >= giveBackEvery else { return false }
+            state.segmentsSinceGiveBack = 0
+            return true
+        }
+        if due { FreedMemory.giveBack() }
     }
 
     /// Feeds the held events of request `number`, now the current one, back through the plan, in

@@ -16,10 +16,17 @@ import FoundationNetworking
 /// to a file is therefore fetched in bounded `Range` segments (`SegmentedDownload`), so no more
 /// than one segment can pile up; a server without Range support sends the body in one response.
 final class URLSessionEngine: TransferEngine {
-    /// The length of a download segment when nothing else is asked for: 2 MiB. The peak measured
-    /// in `bench netops` is about five segments (chunks queued for the delegate and what the
-    /// allocator keeps per thread), so 2 MiB stays under 16 MiB; see `Docs/benchmarks.md`.
+    /// The length of a download segment when nothing else is asked for: 2 MiB. What is alive at
+    /// once is at most two segments (the current one and the one read ahead); the rest of the
+    /// peak `bench netops` measures is what the allocator keeps of freed chunks, bounded by
+    /// `defaultGiveBackEvery`; see `Docs/benchmarks.md`.
     static let defaultSegmentLength: Int64 = 2 << 20
+
+    /// After how many segments a download gives the memory its chunks left free back to the
+    /// system when nothing else is asked for: 8 (16 MiB of body at the default length). After
+    /// every segment it halves a 1 GiB download's throughput; after 16 the peak reached 21 MiB;
+    /// after 8 it stays at 8–14 MiB (`bench netops --give-back-every N`, see `FreedMemory`).
+    static let defaultGiveBackEvery = 8
 
     /// How many URLSessions this process made for engines: a diagnostic, read by the check that a
     /// service whose operations all run on the NIO engine makes none (`apilayer engine-check`).
@@ -33,6 +40,8 @@ final class URLSessionEngine: TransferEngine {
     private let callbackQueue = DispatchQueue(label: "NetOps.URLSessionEngine.callbacks")
     /// The length of a download segment; nil fetches every body in one request.
     let segmentLength: Int64?
+    /// After how many segments a download gives its freed memory back (0: never).
+    let giveBackEvery: Int
     /// The proxies libcurl will follow, read from the environment when the engine is made.
     private let environmentProxies = EnvironmentProxies(ProcessInfo.processInfo.environment)
     /// Set by `shutdown()`: later transfers fail at once (a task made on an invalidated
@@ -45,9 +54,10 @@ final class URLSessionEngine: TransferEngine {
     /// size is decoded up to `unannouncedDecodedLimit` bytes.
     init(
         configuration: URLSessionConfiguration, segmentLength: Int64? = URLSessionEngine.defaultSegmentLength,
-        unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit
+        giveBackEvery: Int = URLSessionEngine.defaultGiveBackEvery, unannouncedDecodedLimit: Int64 = ContentDecoding.unannouncedLimit
     ) {
         self.segmentLength = segmentLength.map { max(1, $0) }
+        self.giveBackEvery = giveBackEvery
         Self.sessionsMade.withLock { $0 += 1 }
         let router = SessionDelegateRouter(unannouncedLimit: unannouncedDecodedLimit)
         self.router = router
@@ -87,7 +97,9 @@ final class URLSessionEngine: TransferEngine {
             // A body for a file, or for a reader (`StreamingOperation`), comes in segments: the
             // next one is asked for only when the reader caught up.
             if let segmentLength, events.bodyGoesToFile || events.bodyDemand != nil, SegmentedDownload.canSegment(request) {
-                let download = SegmentedDownload(request: request, segmentLength: segmentLength, events: events) {
+                let download = SegmentedDownload(
+                    request: request, segmentLength: segmentLength, giveBackEvery: giveBackEvery, events: events
+                ) {
                     [session, router] request, events in
                     let task = session.dataTask(with: request)
                     let handle = URLSessionTransferHandle(task: task)

@@ -50,9 +50,14 @@ public final class NetworkSession: Sendable {
 
     /// A URLSession-backed session whose downloads are fetched in `Range` segments of
     /// `downloadSegmentLength` bytes, or in one request when it is nil (benchmarks and tests
-    /// compare the two).
-    package init(configuration: URLSessionConfiguration, downloadSegmentLength: Int64?, options: Options = Options()) {
-        self.engine = URLSessionEngine(configuration: configuration, segmentLength: downloadSegmentLength)
+    /// compare the two), giving the memory freed by their chunks back every `giveBackEvery`
+    /// segments (nil: the engine's default; 0: never).
+    package init(
+        configuration: URLSessionConfiguration, downloadSegmentLength: Int64?, giveBackEvery: Int? = nil, options: Options = Options()
+    ) {
+        self.engine = URLSessionEngine(
+            configuration: configuration, segmentLength: downloadSegmentLength,
+            giveBackEvery: giveBackEvery ?? URLSessionEngine.defaultGiveBackEvery)
         self.options = options
     }
 
