@@ -59,7 +59,7 @@ struct CacheSecurityTests {
     /// with the first tenant's entry. The URLSession engine can present no client certificate (and
     /// trusts no private CA): its request is another identity again, and is not answered from the
     /// entry either.
-    @Test(arguments: TestEngine.allCases)
+    @Test(.requires(.nginx, .openssl), arguments: TestEngine.allCases)
     func aClientCertificateIsPartOfTheKey(_ engine: TestEngine) async throws {
         try await withTLSNginx { certificates, nginx in
             let url = URL(string: "whoami", relativeTo: nginx.mutualTLS)!.absoluteURL
@@ -89,7 +89,7 @@ struct CacheSecurityTests {
     /// Sessions whose engines present different client certificates (`NIOEngineConfiguration.tls`)
     /// sharing one cache: each gets its own answer. NIO only: a URLSession session has no TLS
     /// settings of its own.
-    @Test func aSessionsClientCertificateIsPartOfTheKey() async throws {
+    @Test(.requires(.nginx, .openssl)) func aSessionsClientCertificateIsPartOfTheKey() async throws {
         try await withTLSNginx { certificates, nginx in
             let url = URL(string: "whoami", relativeTo: nginx.mutualTLS)!.absoluteURL
             let trust = TLSSettings.TrustRoots.only(.file(certificates.caCertificate.path))
@@ -116,7 +116,7 @@ struct CacheSecurityTests {
 
     /// A request through a proxy (NIO) or on another engine (URLSession) is not answered with the
     /// entry a direct NIO request stored.
-    @Test(arguments: TestEngine.allCases)
+    @Test(.requires(.tinyproxy), arguments: TestEngine.allCases)
     func aProxyOrAnotherEngineIsPartOfTheKey(_ engine: TestEngine) async throws {
         let (url, key) = try await Self.resource("maxAge=600")
         let proxy = try ProxyServer.tinyproxy()
