@@ -119,6 +119,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     public let configuration: Configuration
     private let logger: Logger
     private let telemetry: RefreshTelemetry
+    /// The transport of the API the coordinator refreshes for (its scope's session, TLS, proxy),
+    /// read at each refresh, for an OAuth authenticator that has none of its own.
+    private let tokenRequestTransport: (@Sendable () -> TokenRequestTransport?)?
 
     /// A coordinator refreshing through `authenticator` and saving tokens in `store`, starting
     /// from the stored token when there is a readable one. Its refreshes are counted and traced
@@ -136,8 +139,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     init(
         authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
-        telemetry: RefreshTelemetry
+        telemetry: RefreshTelemetry, tokenRequestTransport: (@Sendable () -> TokenRequestTransport?)? = nil
     ) {
+        self.tokenRequestTransport = tokenRequestTransport
         self.authenticator = authenticator
         self.store = store
         self.configuration = configuration
@@ -488,7 +492,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     private func refresh(_ start: RefreshStart, span: any Span) async {
         let outcome: Result<Token, any Error>
         do {
-            let authenticator = self.authenticator
+            var authenticator = self.authenticator
+            if let endpoint = authenticator as? any TokenEndpointAuthenticator, let transport = tokenRequestTransport?() {
+                // The token request goes as the API's calls go: its session, TLS and proxy.
+                authenticator = endpoint.using(transport)
+            }
             let shared = store as? any SharedTokenStore
             let fresh = try await ServiceContext.$current.withValue(span.context) {
                 // A store shared by several processes refreshes for all of them.

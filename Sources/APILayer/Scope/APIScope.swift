@@ -401,7 +401,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     /// Sets up the API's authentication: its operations carry the token (on its origins only),
     /// and any number of them failing with 401 at once cost one refresh. The stored token, if
-    /// readable, is restored.
+    /// readable, is restored. A built-in OAuth authenticator without a `transport` of its own
+    /// reaches its token endpoint as the API's calls go: on the scope's session, with its TLS
+    /// settings and proxy (`TokenRequestTransport`).
     ///
     /// A store must belong to one API: two APIs sharing one would overwrite each other's saved
     /// token and, after a restart, both would load the same one. Such sharing is logged as an
@@ -422,7 +424,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         }
         let coordinator = AuthenticationCoordinator(
             authenticator: authenticator, store: store, configuration: configuration,
-            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog))
+            logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog),
+            tokenRequestTransport: { [weak self] in self.map { TokenRequestTransport(scope: $0.configuration) } })
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }
