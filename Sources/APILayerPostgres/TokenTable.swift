@@ -28,6 +28,10 @@ struct TokenRow: Sendable {
     var failure: String?
     /// The SHA-256 of a refresh token the token endpoint refused, never to be presented again.
     var refusedDigest: Data?
+
+    /// A row a logout emptied: written at least once (a row made by a first lease is at version
+    /// 0), and holding no token.
+    var isTombstone: Bool { version >= 1 && sealed == nil }
 }
 
 /// The SQL of the token table: every statement the store runs, each bounded by `queryTimeout`

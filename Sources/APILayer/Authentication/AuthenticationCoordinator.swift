@@ -35,7 +35,8 @@ import FoundationNetworking
 /// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
 ///   `excessiveRefresh` instead of looping;
 /// - when its store is a `SharedTokenStore`, the store runs each refresh, so that one process
-///   of several refreshes for all of them.
+///   of several refreshes for all of them; a refresh that fails with
+///   `AuthenticationError.tokenRemoved` (another process logged out) drops the token here too.
 ///
 /// The authenticator is never called while a lock is held, and token values never reach a log.
 public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddleware, @unchecked Sendable {
@@ -550,6 +551,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
                     state.version += 1
                     end = .stored(fresh, version: state.version)
                 case let .failure(error):
+                    if error as? AuthenticationError == .tokenRemoved {
+                        // Another process sharing the store logged out: this one forgets the
+                        // token too, instead of presenting it again.
+                        state.token = nil
+                        state.version += 1
+                    }
                     end = .failed(error, reason: (error as? AuthenticationError)?.description ?? String(describing: error))
                 }
             }

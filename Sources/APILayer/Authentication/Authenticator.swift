@@ -55,6 +55,9 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     /// or refresh token would cross the network in clear. Nothing was sent; an authenticator's
     /// `allowsInsecureHTTP` lets it go.
     case insecureTokenURL(host: String)
+    /// The token was removed (a logout), here or by another process sharing the store: it is
+    /// not refreshed, and this process forgets it too. A new login is needed.
+    case tokenRemoved
 
     /// One readable line (never a token).
     public var description: String {
@@ -67,6 +70,7 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
         case let .refreshTimedOut(seconds): return "the token refresh did not finish within \(seconds) s (refreshTimeout)"
         case .tokenRemovedDuringRefresh: return "the token was removed while it was being refreshed"
         case .stopped: return "the authentication was stopped: the service is shutting down"
+        case .tokenRemoved: return "the token was removed (a logout): it is not refreshed; a new login is needed"
         case let .insecureTokenURL(host):
             return "the token endpoint at \(host) is http://: its credentials would travel in clear; use https, or set allowsInsecureHTTP"
         }
