@@ -42,6 +42,9 @@ final class NIOEngine: TransferEngine {
     private let settings: HTTPClient.Configuration
     /// The session's TLS settings: a transfer with these needs no TLS configuration of its own.
     private let tls: TLSSettings
+
+    /// The session's TLS settings, for a transfer that asks for none of its own.
+    var defaultTLS: TLSSettings { tls }
     private let logger: Logger
     private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
     private let decompressionRatio: Int
@@ -186,7 +189,11 @@ final class NIOEngine: TransferEngine {
         }
         let built: HTTPClient.Request
         do {
-            built = try Self.makeRequest(request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport))
+            // A redirect to another origin presents no client certificate: it identifies the
+            // service to the API it was made for, not to whatever host a redirect names.
+            let crossOrigin = trail.count > 0 && origin != trail.firstOrigin
+            built = try Self.makeRequest(
+                request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport, withoutClientCertificate: crossOrigin))
         } catch {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
             return
@@ -222,8 +229,14 @@ final class NIOEngine: TransferEngine {
     }
 
     /// The TLS configuration a transfer asking for `transport` needs of its own; nil when the
-    /// session's serves (AsyncHTTPClient then pools its connections with the session's).
-    private func tlsConfiguration(for transport: TransportChoice) -> TLSConfiguration? {
+    /// session's serves (AsyncHTTPClient then pools its connections with the session's). A hop
+    /// `withoutClientCertificate` (a redirect to another origin) gets the same settings without
+    /// the client certificate.
+    private func tlsConfiguration(for transport: TransportChoice, withoutClientCertificate: Bool = false) -> TLSConfiguration? {
+        let chosen = transport.tls ?? tls
+        if withoutClientCertificate, chosen.clientCertificate != nil {
+            return chosen.withoutClientCertificate().configuration
+        }
         guard let own = transport.tls, !own.isIdentical(to: tls) else { return nil }
         if !own.verifiesCertificates, insecureSettingsSeen.withLockedValue({ $0.insert(own.identity).inserted }) {
             logger.warning(
@@ -324,9 +337,12 @@ final class NIOTransferHandle: TransferHandle {
 struct NIORedirectTrail: Sendable {
     var count = 0
     var visited: Set<String> = []
+    /// The origin of the transfer's first request: its client certificate is for it alone.
+    let firstOrigin: Origin?
 
     init(first url: URL?) {
         if let url { visited.insert(url.absoluteString) }
+        firstOrigin = url.flatMap(Origin.init)
     }
 }
 

@@ -15,7 +15,7 @@ import Glibc
 #endif
 
 /// The shared store against replicas that race: a logout or a login on one replica is not undone
-/// by another's refresh.
+/// by another's refresh; its sealing key is not read from a file others may read.
 @Suite("Security: PostgreSQL token store", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
 struct PostgresStoreSecurityTests {
     /// A token endpoint and a protected route of the test's own: the endpoint answers what
@@ -134,5 +134,32 @@ struct PostgresStoreSecurityTests {
             #expect(coordinatorB.token?.accessToken == other.accessToken)
             #expect(try await Shared.store(client, account: account).fetch()?.accessToken == other.accessToken)
         }
+    }
+
+    /// The sealing key's file is refused when others may read it, or when it is larger than a
+    /// key file can be, naming the key, never the content.
+    @Test func aKeyFileOthersMayReadIsRefused() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pg-key-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = folder.appendingPathComponent("key")
+        let text = Shared.keyBytes.base64EncodedString()
+        try Data(text.utf8).write(to: key)
+        func read() throws -> SymmetricKey {
+            try PostgresTokenStore.key(
+                configReader: ConfigReader(provider: InMemoryProvider(values: ["store.keyFile": ConfigValue(.string(key.path), isSecret: false)]))
+                    .scoped(to: "store"))
+        }
+        chmod(key.path, 0o644)
+        let open = #expect(throws: ConfigurationError.self) { try read() }
+        #expect(open?.key == "store.keyFile")
+        #expect(open.map { "\($0)" }?.contains("mode") == true, "\(String(describing: open))")
+        #expect(open.map { "\($0)" }?.contains(text) == false)
+        chmod(key.path, 0o600)
+        _ = try read()
+        try Data(repeating: 0x41, count: 2 << 20).write(to: key)
+        chmod(key.path, 0o600)
+        let large = #expect(throws: ConfigurationError.self) { try read() }
+        #expect(large.map { "\($0)" }?.contains("bytes") == true, "\(String(describing: large))")
     }
 }

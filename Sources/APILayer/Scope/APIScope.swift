@@ -174,6 +174,14 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// `construction`.
         public var allowsHTTP2 = true
 
+        /// Whether the API's token may go where it can be read or changed on the way: over
+        /// `http://`, or over TLS that verifies nothing or accepts versions older than 1.2, to a
+        /// host other than loopback (default false: such a call fails before anything is sent,
+        /// with `NetOpsError.Kind.invalidRequest` naming this setting). Set in code only; no
+        /// configuration key reads it, so that one value in an environment cannot send a token
+        /// in clear.
+        public var allowsInsecureTransport = false
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -444,7 +452,10 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let snapshot = self.snapshot
         guard let coordinator = snapshot.authentication else { return }
         if let name = placement.parameterName { operation.redaction = operation.redaction.adding(parameters: [name]) }
-        operation.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: snapshot.configuration.origins))
+        operation.use(
+            ScopedAuthentication(
+                coordinator: coordinator, placement: placement, origins: snapshot.configuration.origins,
+                allowsInsecureTransport: snapshot.configuration.allowsInsecureTransport))
     }
 
     /// Turns the API's authentication off: its operations no longer carry a token.

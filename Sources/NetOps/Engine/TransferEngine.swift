@@ -24,6 +24,9 @@ package protocol TransferEngine: Sendable {
     /// Closes the engine's connections; transfers still running fail, later ones fail at once.
     /// Calling it again does nothing.
     func shutdown() async throws
+
+    /// The TLS settings a transfer that asks for none of its own gets.
+    var defaultTLS: TLSSettings { get }
 }
 
 extension TransferEngine {
@@ -32,6 +35,9 @@ extension TransferEngine {
 
     /// An engine that holds no connections has nothing to close.
     package func shutdown() async throws {}
+
+    /// The system's trust, TLS 1.2 or newer, verifying: what the URLSession engine always does.
+    package var defaultTLS: TLSSettings { .standard }
 }
 
 /// Where a request's body comes from.
