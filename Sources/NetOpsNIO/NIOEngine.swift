@@ -172,6 +172,12 @@ final class NIOEngine: TransferEngine {
     /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
     func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let transport = events.transport
+        if case let .environment(variables) = transport.proxy ?? proxy, let url = request.url, let refusal = variables.refusal(for: url) {
+            // A proxy variable NetOps cannot use: going direct would bypass what it asks for.
+            let delegate = NIOTransferDelegate(events: events, url: request.url)
+            if handle.adopt(delegate) { delegate.failBeforeStart(.cannotConnect(refusal)) } else { delegate.failBeforeStart(.cancelled) }
+            return
+        }
         let (chosenClient, key) = client(for: request.url, transport: transport)
         let origin = request.url.flatMap(Origin.init)
         // A request that may go over HTTP/2 watches which protocol its origin answers with.

@@ -101,3 +101,27 @@ extension OAuthRefreshTokenAuthenticator: CustomStringConvertible {
         return "OAuth refresh token grant at \(tokenURL.absoluteString)\(client)\(clientSecret == nil ? "" : ", secret <redacted>")"
     }
 }
+
+extension OAuthClientCredentialsAuthenticator: CustomReflectable {
+    /// Every setting, the secret `<redacted>`: `dump()` and debuggers never show it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "tokenURL": tokenURL, "clientID": clientID, "clientSecret": "<redacted>", "scope": scope as Any, "timeout": timeout,
+                "allowsInsecureHTTP": allowsInsecureHTTP, "transport": transport as Any,
+            ])
+    }
+}
+
+extension OAuthRefreshTokenAuthenticator: CustomReflectable {
+    /// Every setting, the secret `<redacted>`: `dump()` and debuggers never show it.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "tokenURL": tokenURL, "clientID": clientID as Any, "clientSecret": clientSecret == nil ? "none" : "<redacted>",
+                "timeout": timeout, "allowsInsecureHTTP": allowsInsecureHTTP, "transport": transport as Any,
+            ])
+    }
+}
