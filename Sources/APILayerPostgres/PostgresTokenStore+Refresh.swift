@@ -138,7 +138,8 @@ extension PostgresTokenStore {
     }
 
     /// Writes a refreshed token the database missed, every quarter second for up to ten
-    /// minutes, unless the row changed meanwhile.
+    /// minutes, unless the row changed meanwhile or the database refuses the value itself
+    /// (SQLSTATE class 22).
     private func writeLater(sealed: Data, version: Int64, expiresIn: Double?) {
         let table = self.table
         let logger = self.logger
@@ -150,6 +151,10 @@ extension PostgresTokenStore {
                 do {
                     let stored = try await table.writeLate(version: version, sealed: sealed, expiresIn: left)
                     if !stored { logger.warning("the late refreshed token was not stored: the row changed meanwhile") }
+                    return
+                } catch  where TokenTable.isDataException(error) {
+                    // The database refuses the value itself: trying again changes nothing.
+                    logger.error("the refreshed token was never stored: the database refuses it: \(error)")
                     return
                 } catch {
                     continue

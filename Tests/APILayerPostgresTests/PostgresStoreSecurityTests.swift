@@ -14,8 +14,10 @@ import Testing
 import Glibc
 #endif
 
-/// The shared store against replicas that race: a logout or a login on one replica is not undone
-/// by another's refresh; its sealing key is not read from a file others may read.
+/// The shared store against replicas that race and servers that misbehave: a logout or a login on
+/// one replica is not undone by another's refresh; what a token endpoint says is stored redacted
+/// and bounded; an absurd `expires_in` is written, not retried for ten minutes; the table is the
+/// one named whatever `search_path` says; the sealing key is not read from a file others may read.
 @Suite("Security: PostgreSQL token store", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
 struct PostgresStoreSecurityTests {
     /// A token endpoint and a protected route of the test's own: the endpoint answers what
@@ -133,6 +135,70 @@ struct PostgresStoreSecurityTests {
             #expect((try? answer.get()) == "Bearer \(other.accessToken)", "the replayed call carried \(answer)")
             #expect(coordinatorB.token?.accessToken == other.accessToken)
             #expect(try await Shared.store(client, account: account).fetch()?.accessToken == other.accessToken)
+        }
+    }
+
+    /// A token endpoint's refusal with a long `error` holding a credential: the failure other
+    /// replicas read from the row is redacted and at most 1 KiB.
+    @Test func aStoredFailureIsRedactedAndBounded() async throws {
+        let secret = "rt-SECRET-\(UUID())"
+        let long = String(repeating: "x", count: 200_000)
+        let upstream = try await Upstream(tokenReply: #"{"error":"invalid_grant refresh_token=\#(secret) \#(long)"}"#)
+        defer { Task { await upstream.server.stop() } }
+        try await PostgresFixture.with { cluster, client in
+            let account = "failure-\(UUID())"
+            let store = try Shared.store(client, account: account)
+            try await store.store(Token(accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSinceNow: -60)))
+            await #expect(throws: (any Error).self) {
+                try await store.refresh(current: nil, using: OAuthRefreshTokenAuthenticator(tokenURL: upstream.tokenURL))
+            }
+            var failure = ""
+            for _ in 0..<40 where failure.isEmpty {
+                failure = try cluster.psql("SELECT coalesce(failure, '') FROM apilayer_tokens WHERE account = '\(account)'")
+                if failure.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(!failure.isEmpty)
+            #expect(!failure.contains(secret), "the stored failure holds the credential")
+            #expect(failure.utf8.count <= 1024, "the stored failure holds \(failure.utf8.count) bytes")
+        }
+    }
+
+    /// `expires_in: 1e20`: the fresh token is written at once (its lifetime clamped to a year),
+    /// not retried every quarter second for ten minutes while the other replicas present the
+    /// spent refresh token.
+    @Test func anAbsurdLifetimeIsClampedAndWritten() async throws {
+        let upstream = try await Upstream(tokenReply: #"{"access_token":"long-lived","refresh_token":"rt-2","expires_in":1e20}"#)
+        defer { Task { await upstream.server.stop() } }
+        try await PostgresFixture.with { cluster, client in
+            let account = "lifetime-\(UUID())"
+            let store = try Shared.store(client, account: account)
+            try await store.store(Token(accessToken: "a", refreshToken: "r", expiresAt: Date(timeIntervalSinceNow: -60)))
+            let fresh = try await store.refresh(current: nil, using: OAuthRefreshTokenAuthenticator(tokenURL: upstream.tokenURL))
+            #expect(fresh.accessToken == "long-lived")
+            let stored = try await Shared.store(client, account: account).fetch()
+            #expect(stored?.accessToken == "long-lived", "the fresh token was not written")
+            let days = try cluster.psql(
+                "SELECT coalesce(floor(extract(epoch FROM expires_at - now()) / 86400)::int, -1) FROM apilayer_tokens WHERE account = '\(account)'")
+            #expect(Int(days).map { $0 >= 364 && $0 <= 366 } == true, "expires in \(days) days")
+        }
+    }
+
+    /// A schema named after the database user, made by someone else, earlier on `search_path`
+    /// than `public`: the store still uses `public.apilayer_tokens`, the table `migrate()` made,
+    /// and a schema-qualified name is accepted.
+    @Test func theTableIsNotResolvedThroughTheSearchPath() async throws {
+        try await PostgresFixture.withOwnCluster { cluster, client in
+            _ = try cluster.psql(
+                "CREATE SCHEMA apilayer; CREATE TABLE apilayer.apilayer_tokens (LIKE public.apilayer_tokens INCLUDING ALL)")
+            let account = "path-\(UUID())"
+            try await Shared.store(client, account: account).store(Token(accessToken: "a-1", refreshToken: "r-1"))
+            #expect(try cluster.psql("SELECT count(*) FROM apilayer.apilayer_tokens") == "0", "the shadow table got the token")
+            #expect(try cluster.psql("SELECT count(*) FROM public.apilayer_tokens WHERE account = '\(account)'") == "1")
+
+            let qualified = try Shared.store(client, account: account) { $0.table = "apilayer.apilayer_tokens" }
+            try await qualified.store(Token(accessToken: "a-2", refreshToken: "r-2"))
+            #expect(try cluster.psql("SELECT count(*) FROM apilayer.apilayer_tokens") == "1")
+            #expect(throws: PostgresTokenStoreError.self) { try PostgresTokenStore.migrationSQL(table: "a.b.c") }
         }
     }
 

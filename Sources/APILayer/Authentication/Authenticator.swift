@@ -122,7 +122,12 @@ enum OAuthTokenEndpoint {
         else {
             throw AuthenticationError.malformedTokenResponse
         }
-        let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue
+        // A year at most: a lifetime past what a date or a database interval holds (`1e20`) would
+        // make every store that keeps the expiry fail to write it.
+        let expiresIn = (object["expires_in"] as? NSNumber).flatMap { number -> Double? in
+            let seconds = number.doubleValue
+            return seconds.isFinite ? min(max(seconds, 0), Token.maximumLifetime) : nil
+        }
         let userID = (object["user_id"] as? String) ?? (object["user_id"] as? NSNumber)?.stringValue
         return Token(
             accessToken: access,
