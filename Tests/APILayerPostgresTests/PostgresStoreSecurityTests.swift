@@ -17,7 +17,7 @@ import Glibc
 /// The shared store against replicas that race and servers that misbehave: a logout or a login on
 /// one replica is not undone by another's refresh; what a token endpoint says is stored redacted
 /// and bounded; an absurd `expires_in` is written, not retried for ten minutes; the table is the
-/// one named whatever `search_path` says; the sealing key is not read from a file others may read.
+/// one named whatever `search_path` says; a stop waits for the database a bounded time.
 @Suite("Security: PostgreSQL token store", .enabled(if: postgresIsAvailable), .timeLimit(.minutes(3)), .processGate(.shared))
 struct PostgresStoreSecurityTests {
     /// A token endpoint and a protected route of the test's own: the endpoint answers what
@@ -227,5 +227,24 @@ struct PostgresStoreSecurityTests {
         chmod(key.path, 0o600)
         let large = #expect(throws: ConfigurationError.self) { try read() }
         #expect(large.map { "\($0)" }?.contains("bytes") == true, "\(String(describing: large))")
+    }
+
+    /// The database gone, a login queued for it: `APIService.stop()` waits for the store's
+    /// writes at most `cancelGrace`, not the writes' own timeouts one after another.
+    @Test func aStopWaitsForAGoneDatabaseABoundedTime() async throws {
+        let upstream = try await Upstream()
+        defer { Task { await upstream.server.stop() } }
+        try await PostgresFixture.withOwnCluster { cluster, client in
+            let account = "stop-\(UUID())"
+            let store = try Shared.store(client, account: account) { $0.queryTimeout = 3 }
+            let (scope, coordinator) = upstream.replica(store)
+            try cluster.halt()
+            for number in 0..<4 { try coordinator.updateToken(Token(accessToken: "login-\(number)", refreshToken: "r")) }
+            let service = APIService(scopes: [scope], configuration: .init(drainTimeout: .milliseconds(100), cancelGrace: .seconds(1)))
+            let started = ContinuousClock.now
+            await service.stop()
+            let took = ContinuousClock.now - started
+            #expect(took < .milliseconds(2_100), "stop() took \(took)")
+        }
     }
 }
