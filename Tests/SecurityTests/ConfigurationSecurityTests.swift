@@ -4,16 +4,32 @@ import Foundation
 import Logging
 import NetOps
 import NetOpsNIO
+import Templater
 import TestSupport
 import Testing
+import Validator
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
+/// A method answered from its template in stub mode.
+private enum StubbedAPI: String, APIMethod {
+    case status
+
+    var path: String { rawValue }
+    var httpMethod: HTTPMethod { .get }
+    var encoding: RequestEncoding { .query }
+    var defaultParameters: Parameters { [:] }
+    var validation: ValidationPolicy { .custom { _ in [] } }
+
+    static let scope = APIScope(name: "stubbed-\(UUID().uuidString.prefix(6))")
+    static var api: APIScope { scope }
+}
+
 /// What a configuration value alone can no longer do: send a token over cleartext or over TLS
-/// that verifies nothing (or TLS 1.0) to a host other than loopback, or read a secret or a key
-/// from a file others may read.
+/// that verifies nothing (or TLS 1.0) to a host other than loopback, read a secret or a key from
+/// a file others may read, or turn a service's answers into fixtures without a word.
 @Suite("Security: configuration", .timeLimit(.minutes(2)))
 struct ConfigurationSecurityTests {
     /// A reader of `values` under the API `api`.
@@ -134,5 +150,25 @@ struct ConfigurationSecurityTests {
         #expect(key.map { "\($0)" }?.contains("mode") == true, "\(String(describing: key))")
         chmod(certificates.clientKey.path, 0o600)
         _ = try TLSSettings(clientCertificate: .file(certificates.clientCertificate.path), clientKey: .file(certificates.clientKey.path))
+    }
+
+    /// Stub mode read from configuration answers calls from templates: the scope says so, at
+    /// warning level, naming the API, the first time it does.
+    @Test func stubModeFromConfigurationIsLoud() async throws {
+        let capture = LogCapture()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stub-sec-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let templates = TemplateStore(directory: folder)
+        try templates.write(.object(["ok": .bool(true)]), for: "status")
+        try StubbedAPI.scope.configure(from: Self.reader(["api.stubMode": "immediate", "api.baseURL": "https://api.example.com/"]))
+        StubbedAPI.scope.configure {
+            $0.templates = templates
+            $0.logger = capture.logger(label: "stubbed")
+        }
+        _ = try await APIManager.call(StubbedAPI.status, as: [String: Bool].self)
+        _ = try await APIManager.call(StubbedAPI.status, as: [String: Bool].self)
+        let warnings = capture.messages(atLeast: .warning).filter { $0.contains("stub") }
+        #expect(warnings.count == 1, "\(capture.text)")
+        #expect(warnings.first?.contains(StubbedAPI.scope.name) == true)
     }
 }
