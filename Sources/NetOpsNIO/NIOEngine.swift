@@ -184,11 +184,11 @@ final class NIOEngine: TransferEngine {
         let watch =
             key.http2
             ? origin.map { origin in HTTP2Watch(pinning: http2Pinning, origin: origin, pinned: http2Pinning.pins(origin)) } : nil
+        let hop = NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle)
         let delegate = NIOTransferDelegate(
             events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
-            completesOnEventLoop: completionDelivery == .eventLoop,
-            redirects: followsRedirects ? NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle) : nil,
-            http2Watch: watch)
+            completesOnEventLoop: completionDelivery == .eventLoop, redirects: followsRedirects ? hop : nil,
+            resend: !trail.resent && Self.maySendTwice(request) ? hop : nil, http2Watch: watch)
         guard handle.adopt(delegate) else {
             delegate.failBeforeStart(.cancelled)
             return
@@ -221,6 +221,15 @@ final class NIOEngine: TransferEngine {
             task.futureResult.whenFailure { error in delegate.taskDidFail(error) }
         }
         if !handle.attach(task) { task.cancel() }
+    }
+
+    /// Whether the engine may send `request` a second time when a kept-alive connection is
+    /// dropped under it before an answer: an idempotent method (RFC 9110 §9.2.2), or a request
+    /// that carries an idempotency key (the server recognises it as sent before).
+    static func maySendTwice(_ request: URLRequest) -> Bool {
+        let method = request.httpMethod.map(\.uppercasedASCII) ?? "GET"
+        if RetryPolicy.idempotentMethods.contains(method) { return true }
+        return request.value(forHTTPHeaderField: "Idempotency-Key") != nil || request.value(forHTTPHeaderField: "X-Idempotency-Key") != nil
     }
 
     /// A proxy in AsyncHTTPClient's terms.
@@ -345,6 +354,8 @@ struct NIORedirectTrail: Sendable {
     var visited: Set<String> = []
     /// The origin of the transfer's first request: its client certificate is for it alone.
     let firstOrigin: Origin?
+    /// The request was sent again already after a dropped keep-alive connection.
+    var resent = false
 
     init(first url: URL?) {
         if let url { visited.insert(url.absoluteString) }
