@@ -117,8 +117,7 @@ extension APIManager {
         if let stubDelay {
             // A stray configuration value must not turn a service's answers into fixtures quietly.
             scope.templateWarnings.warnOnce(
-                about: ":stubMode",
-                "[APILayer] API \(scope.name) answers its calls from its templates (stubMode): no request reaches the network",
+                topic: "stubMode", "API \(scope.name) answers its calls from its templates (stubMode): no request reaches the network",
                 logger: configuration.logger)
             // The stub answers with a status the method accepts (200 where it does), and with no
             // body for a method that has no template and answers nothing.
