@@ -20,7 +20,8 @@ import PostgresNIO
 public final class PostgresRateBudget: SharedRateBudget {
     /// The budget's name: every replica of the API uses the same.
     public let name: String
-    /// The table (a lower-case SQL identifier): `apilayer_rate_budgets` by default.
+    /// The table (a lower-case SQL identifier, or `schema.table`; schema `public` unless named):
+    /// `apilayer_rate_budgets` by default.
     public let table: String
     /// Tokens taken at once (1 by default: the fleet's use is exact, one statement per call).
     public let batchSize: Int
@@ -46,7 +47,8 @@ public final class PostgresRateBudget: SharedRateBudget {
         logger: Logger = Logger(label: "APILayer.PostgresRateBudget")
     ) throws {
         guard TokenTable.isValidTableName(table) else {
-            throw PostgresTokenStoreError.invalidConfiguration("table name \(table) is not a lower-case SQL identifier")
+            throw PostgresTokenStoreError.invalidConfiguration(
+                "table name \(table) is not a lower-case SQL identifier, or two of them (schema.table)")
         }
         self.client = client
         self.name = name
@@ -59,10 +61,11 @@ public final class PostgresRateBudget: SharedRateBudget {
     /// The SQL that creates the budget table: what `migrate()` runs.
     public static func migrationSQL(table: String = "apilayer_rate_budgets") throws -> String {
         guard TokenTable.isValidTableName(table) else {
-            throw PostgresTokenStoreError.invalidConfiguration("table name \(table) is not a lower-case SQL identifier")
+            throw PostgresTokenStoreError.invalidConfiguration(
+                "table name \(table) is not a lower-case SQL identifier, or two of them (schema.table)")
         }
         return """
-            CREATE TABLE IF NOT EXISTS \(table) (
+            CREATE TABLE IF NOT EXISTS \(TokenTable.qualified(table)) (
                 name text PRIMARY KEY,
                 tokens double precision NOT NULL,
                 refilled_at timestamptz NOT NULL DEFAULT now()
@@ -81,7 +84,7 @@ public final class PostgresRateBudget: SharedRateBudget {
         let (name, table) = (self.name, self.table)
         if !rowMade.withLock({ $0 }) {
             let insert: PostgresQuery = """
-                INSERT INTO \(unescaped: table) (name, tokens, refilled_at) VALUES (\(name), \(Double(burst)), now())
+                INSERT INTO \(unescaped: TokenTable.qualified(table)) (name, tokens, refilled_at) VALUES (\(name), \(Double(burst)), now())
                 ON CONFLICT DO NOTHING
                 """
             _ = try await run("make the budget") { client, logger in try await client.query(insert, logger: logger) }
@@ -91,10 +94,10 @@ public final class PostgresRateBudget: SharedRateBudget {
         let claim: PostgresQuery = """
             WITH current AS (
                 SELECT LEAST(\(Double(burst)), tokens + EXTRACT(EPOCH FROM now() - refilled_at)::float8 * \(perSecond)) AS available
-                FROM \(unescaped: table) WHERE name = \(name) FOR UPDATE
+                FROM \(unescaped: TokenTable.qualified(table)) WHERE name = \(name) FOR UPDATE
             )
-            UPDATE \(unescaped: table) SET tokens = current.available - LEAST(floor(current.available), \(Double(count))), refilled_at = now()
-            FROM current WHERE \(unescaped: table).name = \(name)
+            UPDATE \(unescaped: TokenTable.qualified(table)) SET tokens = current.available - LEAST(floor(current.available), \(Double(count))), refilled_at = now()
+            FROM current WHERE \(unescaped: TokenTable.qualified(table)).name = \(name)
             RETURNING LEAST(floor(current.available), \(Double(count)))::float8, current.available
             """
         let (granted, available) = try await run("claim") { client, logger -> (Double, Double) in

@@ -11,7 +11,8 @@ extension PostgresTokenStore.Configuration {
     /// ## Configuration keys
     /// - `api` (string, required): the API the token is for.
     /// - `account` (string, default `default`).
-    /// - `table` (lower-case SQL identifier, default `apilayer_tokens`).
+    /// - `table` (lower-case SQL identifier, or `schema.table`; default `apilayer_tokens`, in
+    ///   schema `public`).
     /// - `lease` (seconds ≥ 1, default 15), `lockWaitTimeout` (seconds > 0, default 30),
     ///   `pollInterval` (seconds > 0, default 0.05), `queryTimeout` (seconds > 0, default 5),
     ///   `expiryLeeway` (seconds ≥ 0, default 5).
@@ -24,7 +25,8 @@ extension PostgresTokenStore.Configuration {
         if let account = try settings.string("account") { self.account = account }
         if let table = try settings.string("table") {
             guard TokenTable.isValidTableName(table) else {
-                throw settings.error("table", .invalid("a lower-case SQL identifier (letters, digits, _), at most 63 characters"))
+                throw settings.error(
+                    "table", .invalid("a lower-case SQL identifier (letters, digits, _), at most 63 characters, or schema.table"))
             }
             self.table = table
         }

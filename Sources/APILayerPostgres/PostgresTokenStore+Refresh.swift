@@ -7,7 +7,8 @@ extension PostgresTokenStore {
     /// and refreshes for all of them, or waits for the replica holding the lease.
     ///
     /// 1. Read the row. A stored token other than `current`, not about to expire, is another
-    ///    replica's refresh: return it, no request.
+    ///    replica's refresh: return it, no request. A row emptied by a logout (a version, no
+    ///    token) is a tombstone: fail with `AuthenticationError.tokenRemoved`, presenting nothing.
     /// 2. A failure counted since this replica began waiting means the refresh it waited for
     ///    failed: fail with its reason. A stored refresh token the token endpoint refused is
     ///    never presented again.
@@ -16,7 +17,9 @@ extension PostgresTokenStore {
     /// 4. Otherwise take the lease (a conditional `UPDATE`, or the row's `INSERT`): the first
     ///    replica wins, the others go back to 1. The winner calls `authenticator` with the
     ///    *stored* token (its refresh token is the newest), within the lease, and writes the
-    ///    fresh token as the next version, ending its lease in the same statement.
+    ///    fresh token as the next version, ending its lease in the same statement. When the row
+    ///    changed meanwhile (a login, a logout), it returns the row's token, or fails with
+    ///    `tokenRemoved`, instead of its fresh one.
     public func refresh(current: Token?, using authenticator: any Authenticator) async throws -> Token {
         let started = ContinuousClock.now
         let waitLimit = Duration.seconds(configuration.lockWaitTimeout)
@@ -30,6 +33,12 @@ extension PostgresTokenStore {
                 local.withLock { $0 = Local(token: stored, version: row?.version) }
                 logger.debug("picked up the token another replica refreshed", metadata: ["api": "\(configuration.api)"])
                 return stored
+            }
+            if let row, row.isTombstone {
+                // A logout (here or on another replica) emptied the row: the token it removed is
+                // never presented again, whatever this replica still holds.
+                local.withLock { $0 = Local(token: nil, version: row.version) }
+                throw AuthenticationError.tokenRemoved
             }
             let failures = row?.failures ?? 0
             if let seen = failuresSeen, failures > seen {
@@ -92,10 +101,11 @@ extension PostgresTokenStore {
             if try await table.finishLease(id: lease, version: version, sealed: sealed, expiresIn: expiresIn) {
                 local.withLock { $0 = Local(token: fresh, version: next) }
             } else {
-                // The lease ran out and another replica took it, or a login wrote meanwhile:
-                // this process uses its fresh token, the row keeps the other.
-                local.withLock { $0.token = fresh }
+                // The row changed under the lease: a login, a logout, or another replica's
+                // refresh after this lease ran out. The row decides, not the fresh token (which
+                // may be the previous account's).
                 logger.warning("the refreshed token was not stored: the row changed under the lease")
+                return try await rowAfterLostLease(since: version, fresh: fresh)
             }
         } catch {
             // The database went away after the token endpoint answered: the old refresh token is
@@ -107,8 +117,29 @@ extension PostgresTokenStore {
         return fresh
     }
 
+    /// What a replica whose lease was lost (the row is past `version`) uses: the token the row
+    /// holds now (a login's, or another replica's refresh), or none after a logout. When the row
+    /// cannot be read, or holds nothing newer, the fresh token.
+    private func rowAfterLostLease(since version: Int64, fresh: Token) async throws -> Token {
+        guard let row = try? await table.read(), row.version > version else {
+            local.withLock { $0.token = fresh }
+            return fresh
+        }
+        if row.isTombstone {
+            local.withLock { $0 = Local(token: nil, version: row.version) }
+            throw AuthenticationError.tokenRemoved
+        }
+        guard let stored = try open(row) else {
+            local.withLock { $0.token = fresh }
+            return fresh
+        }
+        local.withLock { $0 = Local(token: stored, version: row.version) }
+        return stored
+    }
+
     /// Writes a refreshed token the database missed, every quarter second for up to ten
-    /// minutes, unless the row changed meanwhile.
+    /// minutes, unless the row changed meanwhile or the database refuses the value itself
+    /// (SQLSTATE class 22).
     private func writeLater(sealed: Data, version: Int64, expiresIn: Double?) {
         let table = self.table
         let logger = self.logger
@@ -120,6 +151,10 @@ extension PostgresTokenStore {
                 do {
                     let stored = try await table.writeLate(version: version, sealed: sealed, expiresIn: left)
                     if !stored { logger.warning("the late refreshed token was not stored: the row changed meanwhile") }
+                    return
+                } catch  where TokenTable.isDataException(error) {
+                    // The database refuses the value itself: trying again changes nothing.
+                    logger.error("the refreshed token was never stored: the database refuses it: \(error)")
                     return
                 } catch {
                     continue

@@ -30,7 +30,10 @@ import PostgresNIO
 public final class PostgresTokenStore: SharedTokenStore, Sendable {
     /// Where the token lives and how the refresh lease behaves.
     public struct Configuration: Sendable {
-        /// The table (a lower-case SQL identifier): `apilayer_tokens` by default.
+        /// The table: a lower-case SQL identifier, `apilayer_tokens` by default, in schema
+        /// `public` unless written `schema.table`. The name is never looked up through the
+        /// connection's `search_path`, where a schema named after the database user (which
+        /// another role may have created) would come first.
         public var table = "apilayer_tokens"
         /// The API the token is for (one row per API and account).
         public var api: String
@@ -91,7 +94,8 @@ public final class PostgresTokenStore: SharedTokenStore, Sendable {
         logger: Logger = Logger(label: "APILayer.PostgresTokenStore")
     ) throws {
         guard TokenTable.isValidTableName(configuration.table) else {
-            throw PostgresTokenStoreError.invalidConfiguration("table name \(configuration.table) is not a lower-case SQL identifier")
+            throw PostgresTokenStoreError.invalidConfiguration(
+                "table name \(configuration.table) is not a lower-case SQL identifier, or two of them (schema.table)")
         }
         guard ([key] + previousKeys).allSatisfy(TokenSealer.isValid) else {
             throw PostgresTokenStoreError.invalidConfiguration("the key must be 256 bits (32 bytes)")
@@ -110,11 +114,12 @@ public final class PostgresTokenStore: SharedTokenStore, Sendable {
             queryTimeout: configuration.queryTimeout, logger: logger)
     }
 
-    /// The SQL that creates the token table: what `migrate()` runs, for services that apply
-    /// their migrations themselves.
+    /// The SQL that creates the token table (in schema `public` unless `table` names one): what
+    /// `migrate()` runs, for services that apply their migrations themselves.
     public static func migrationSQL(table: String = "apilayer_tokens") throws -> String {
         guard TokenTable.isValidTableName(table) else {
-            throw PostgresTokenStoreError.invalidConfiguration("table name \(table) is not a lower-case SQL identifier")
+            throw PostgresTokenStoreError.invalidConfiguration(
+                "table name \(table) is not a lower-case SQL identifier, or two of them (schema.table)")
         }
         return TokenTable.migrationSQL(table: table)
     }
@@ -217,8 +222,9 @@ public final class PostgresTokenStore: SharedTokenStore, Sendable {
     }
 
     /// Seconds until `token` expires by this process's clock, which the database adds to its
-    /// own `now()`.
+    /// own `now()`; at most `Token.maximumLifetime`, so that the interval always fits the column
+    /// (an absurd expiry from an authenticator of the service's own would fail every write).
     func secondsLeft(_ token: Token) -> Double? {
-        token.expiresAt.map { $0.timeIntervalSinceNow }
+        token.expiresAt.map { min($0.timeIntervalSinceNow, Token.maximumLifetime) }.map { $0.isFinite ? $0 : Token.maximumLifetime }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NetOps
 import PostgresNIO
 
 /// One row of the token table as read, with times turned into seconds from the database's
@@ -28,6 +29,10 @@ struct TokenRow: Sendable {
     var failure: String?
     /// The SHA-256 of a refresh token the token endpoint refused, never to be presented again.
     var refusedDigest: Data?
+
+    /// A row a logout emptied: written at least once (a row made by a first lease is at version
+    /// 0), and holding no token.
+    var isTombstone: Bool { version >= 1 && sealed == nil }
 }
 
 /// The SQL of the token table: every statement the store runs, each bounded by `queryTimeout`
@@ -38,10 +43,10 @@ struct TokenTable: Sendable {
     let queryTimeout: Double
     let logger: Logger
 
-    /// `CREATE TABLE IF NOT EXISTS` for the token table named `table` (an identifier checked before).
+    /// `CREATE TABLE IF NOT EXISTS` for the token table named `table` (checked before).
     static func migrationSQL(table: String) -> String {
         """
-        CREATE TABLE IF NOT EXISTS \(table) (
+        CREATE TABLE IF NOT EXISTS \(qualified(table)) (
             api text NOT NULL,
             account text NOT NULL,
             version bigint NOT NULL,
@@ -59,13 +64,27 @@ struct TokenTable: Sendable {
         """
     }
 
-    /// Whether `name` can name the table without quoting: a lower-case SQL identifier.
+    /// Whether `name` can name the table without quoting: a lower-case SQL identifier, or two
+    /// joined by a dot (`schema.table`).
     static func isValidTableName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, name.unicodeScalars.count <= 63 else { return false }
+        let parts = name.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2 else { return false }
         let lower = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz_")
         let rest = lower.union(CharacterSet(charactersIn: "0123456789"))
-        return lower.contains(first) && name.unicodeScalars.allSatisfy { rest.contains($0) }
+        return parts.allSatisfy { part in
+            guard let first = part.unicodeScalars.first, part.unicodeScalars.count <= 63 else { return false }
+            return lower.contains(first) && part.unicodeScalars.allSatisfy { rest.contains($0) }
+        }
     }
+
+    /// `table` with its schema: `public` when it names none. Never resolved through
+    /// `search_path`, where a schema named after the user, made by another role, comes first.
+    static func qualified(_ table: String) -> String {
+        table.contains(".") ? table : "public." + table
+    }
+
+    /// The table as the statements name it.
+    var sqlName: String { Self.qualified(key.table) }
 
     func migrate() async throws {
         _ = try await run("migrate") { client in
@@ -78,7 +97,7 @@ struct TokenTable: Sendable {
         let query: PostgresQuery = """
             SELECT version, sealed, EXTRACT(EPOCH FROM expires_at - now())::float8,
                    COALESCE(lease_until > now(), false), lease_holder, failures, failure, refused_digest
-            FROM \(unescaped: key.table) WHERE api = \(key.api) AND account = \(key.account)
+            FROM \(unescaped: sqlName) WHERE api = \(key.api) AND account = \(key.account)
             """
         return try await run("read") { client in
             let rows = try await client.query(query, logger: logger)
@@ -99,7 +118,7 @@ struct TokenTable: Sendable {
         let query: PostgresQuery
         if let version {
             query = """
-                UPDATE \(unescaped: key.table)
+                UPDATE \(unescaped: sqlName)
                 SET lease_id = \(id), lease_holder = \(holder), lease_until = now() + make_interval(secs => \(seconds))
                 WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
                   AND (lease_until IS NULL OR lease_until <= now())
@@ -107,7 +126,7 @@ struct TokenTable: Sendable {
                 """
         } else {
             query = """
-                INSERT INTO \(unescaped: key.table) (api, account, version, lease_id, lease_holder, lease_until)
+                INSERT INTO \(unescaped: sqlName) (api, account, version, lease_id, lease_holder, lease_until)
                 VALUES (\(key.api), \(key.account), 0, \(id), \(holder), now() + make_interval(secs => \(seconds)))
                 ON CONFLICT DO NOTHING
                 RETURNING 1
@@ -120,7 +139,7 @@ struct TokenTable: Sendable {
     /// the row still at `version`; false otherwise (the lease was lost, or a login wrote meanwhile).
     func finishLease(id: UUID, version: Int64, sealed: Data, expiresIn: Double?) async throws -> Bool {
         let query: PostgresQuery = try """
-        UPDATE \(unescaped: key.table)
+        UPDATE \(unescaped: sqlName)
         SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
             lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
         WHERE api = \(key.api) AND account = \(key.account) AND version = \(version) AND lease_id = \(id)
@@ -133,7 +152,7 @@ struct TokenTable: Sendable {
     /// still at `version` (nobody wrote since); false otherwise.
     func writeLate(version: Int64, sealed: Data, expiresIn: Double?) async throws -> Bool {
         let query: PostgresQuery = try """
-        UPDATE \(unescaped: key.table)
+        UPDATE \(unescaped: sqlName)
         SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
             lease_id = NULL, lease_until = NULL, failure = NULL, refused_digest = NULL, updated_at = now()
         WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
@@ -146,8 +165,8 @@ struct TokenTable: Sendable {
     /// the refused refresh token's digest when the token endpoint refused it.
     func failLease(id: UUID, reason: String, refusedDigest: Data?) async throws {
         let query: PostgresQuery = try """
-        UPDATE \(unescaped: key.table)
-        SET lease_id = NULL, lease_until = NULL, failures = failures + 1, failure = \(reason),
+        UPDATE \(unescaped: sqlName)
+        SET lease_id = NULL, lease_until = NULL, failures = failures + 1, failure = \(Self.storedFailure(reason)),
             refused_digest = COALESCE(\(refusedDigest), refused_digest), updated_at = now()
         WHERE api = \(key.api) AND account = \(key.account) AND lease_id = \(id)
         """
@@ -160,7 +179,7 @@ struct TokenTable: Sendable {
         let query: PostgresQuery
         if let version {
             query = try """
-            UPDATE \(unescaped: key.table)
+            UPDATE \(unescaped: sqlName)
             SET version = \(version + 1), sealed = \(sealed), expires_at = now() + make_interval(secs => \(expiresIn)),
                 failure = NULL, refused_digest = NULL, updated_at = now()
             WHERE api = \(key.api) AND account = \(key.account) AND version = \(version)
@@ -168,7 +187,7 @@ struct TokenTable: Sendable {
             """
         } else {
             query = try """
-            INSERT INTO \(unescaped: key.table) (api, account, version, sealed, expires_at)
+            INSERT INTO \(unescaped: sqlName) (api, account, version, sealed, expires_at)
             VALUES (\(key.api), \(key.account), 1, \(sealed), now() + make_interval(secs => \(expiresIn)))
             ON CONFLICT DO NOTHING
             RETURNING 1
@@ -206,8 +225,32 @@ struct TokenTable: Sendable {
         if error.code == .server, let info = error.serverInfo {
             let state = info[.sqlState] ?? "?"
             if state == "42P01" { return .tableMissing(table: table) }
-            return .database("\(what): \(state) \(info[.message] ?? "")")
+            return .database("\(what): SQLSTATE \(state): \(info[.message] ?? "")")
         }
         return .databaseUnavailable("\(what): \(error.code)")
+    }
+
+    /// Whether `error` is the database refusing a value (SQLSTATE class 22, "data exception": an
+    /// interval out of range, say): the same statement would be refused again.
+    static func isDataException(_ error: any Error) -> Bool {
+        guard case let .database(reason)? = error as? PostgresTokenStoreError else { return false }
+        return reason.contains(": SQLSTATE 22")
+    }
+
+    /// The most bytes of a failure's reason stored in the row.
+    static let maximumFailureBytes = 1_024
+
+    /// `reason` as the row keeps it for the other replicas: what the redaction calls secret
+    /// replaced (a token endpoint's `error` text may quote a credential), at most 1 KiB.
+    static func storedFailure(_ reason: String) -> String {
+        let redacted = Redaction.standard.text(reason)
+        guard redacted.utf8.count > maximumFailureBytes else { return redacted }
+        let mark = " […]"
+        var cut = ""
+        for character in redacted {
+            guard cut.utf8.count + character.utf8.count <= maximumFailureBytes - mark.utf8.count else { break }
+            cut.append(character)
+        }
+        return cut + mark
     }
 }

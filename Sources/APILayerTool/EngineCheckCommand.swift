@@ -5,9 +5,11 @@ import NetOps
 import NetOpsNIO
 
 /// `apilayer engine-check`: runs plain operations, a download and an API scope's adopted call on
-/// the NIO engine alone, then prints how many URLSessions the process made. A service whose
-/// operations all have a NIO session must make none (`NetworkSession.shared` is made only for an
-/// operation without a session); the tests run it in a process of its own.
+/// the NIO engine alone — and, given a DemoServer realm, a call of a scope with a
+/// client-credentials grant, whose token request runs on the scope's session too — then prints
+/// how many URLSessions the process made. A service whose operations all have a NIO session
+/// must make none (`NetworkSession.shared` is made only for an operation without a session);
+/// the tests run it in a process of its own.
 struct EngineCheckCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "engine-check",
@@ -17,6 +19,9 @@ struct EngineCheckCommand: AsyncParsableCommand {
 
     @Option(help: "A server answering GET /json and /bytes/{n}.")
     var url: String
+
+    @Option(help: "A DemoServer realm (…/realm/<name>): a scope signs in to it and calls its protected route.")
+    var realm: String?
 
     func run() async throws {
         guard let base = URL(string: url) else { throw ValidationError("--url is not a URL") }
@@ -37,6 +42,18 @@ struct EngineCheckCommand: AsyncParsableCommand {
         let adopted = DataTaskOperation.get(base.appendingPathComponent("json"))
         scope.adopt(adopted)
         if (try? await adopted.run()) != nil { succeeded += 1 }
+
+        if let realm, let realmURL = URL(string: realm) {
+            let signedIn = APIScope(
+                name: "engine-check-auth", configuration: APIScope.Configuration(baseURL: realmURL, session: session))
+            signedIn.configure { $0.proxy = .direct }
+            signedIn.configureAuthentication(
+                authenticator: OAuthClientCredentialsAuthenticator(
+                    tokenURL: realmURL.appendingPathComponent("oauth/token"), clientID: "demo-client", clientSecret: "demo-secret"))
+            let protected = DataTaskOperation.get(realmURL.appendingPathComponent("protected"))
+            signedIn.adopt(protected)
+            if (try? await protected.run()) != nil { succeeded += 1 }
+        }
 
         print(#"{"succeeded":\#(succeeded),"urlSessionsMade":\#(NetworkSession.urlSessionsMade)}"#)
     }

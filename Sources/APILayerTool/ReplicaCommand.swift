@@ -35,6 +35,9 @@ struct ReplicaCommand: AsyncParsableCommand {
     @Option(help: "PostgreSQL's port on 127.0.0.1 (user apilayer, database postgres, no password).")
     var postgresPort = 5432
 
+    @Option(help: "PostgreSQL's Unix socket (a LocalPostgresCluster's socketPath): used instead of --postgres-port when given.")
+    var postgresSocket: String?
+
     @Option(help: "The token's API name (the row's api).")
     var api = "replicas"
 
@@ -76,7 +79,9 @@ struct ReplicaCommand: AsyncParsableCommand {
         switch store {
         case "postgres":
             let client = PostgresClient(
-                configuration: .init(host: "127.0.0.1", port: postgresPort, username: "apilayer", password: nil, database: "postgres", tls: .disable))
+                configuration: postgresSocket.map {
+                    PostgresClient.Configuration(unixSocketPath: $0, username: "apilayer", password: nil, database: "postgres")
+                } ?? .init(host: "127.0.0.1", port: postgresPort, username: "apilayer", password: nil, database: "postgres", tls: .disable))
             postgres = client
             var configuration = PostgresTokenStore.Configuration(api: api)
             configuration.account = account

@@ -7,7 +7,10 @@ import Darwin
 #endif
 
 /// A private PostgreSQL server for tests and benchmarks: its own data folder under the temporary
-/// directory, its own port on 127.0.0.1, trust authentication, no durability.
+/// directory, trust authentication, no durability, and no TCP port: it listens on a Unix socket
+/// in its folder (mode 0700), so that only this process's user (and root) can reach its
+/// superuser, who needs no password — never any local user, as a port on 127.0.0.1 would allow
+/// (and, through `COPY … FROM PROGRAM`, run commands as the user that started it).
 ///
 /// ```swift
 /// let cluster = try LocalPostgresCluster.start()
@@ -19,9 +22,8 @@ import Darwin
 /// the `postgres` user (with `runuser`), and gives that user the cluster's folder. A cluster
 /// lives until `stop()`: it is not stopped when the object goes away.
 public final class LocalPostgresCluster: Sendable {
-    /// The address the server listens on.
-    public let host = "127.0.0.1"
-    /// The TCP port the server listens on.
+    /// The number in the name of the server's socket (`.s.PGSQL.<port>`): PostgreSQL's port,
+    /// though the server opens no TCP port.
     public let port: Int
     /// The superuser, who connects without a password.
     public let username = "apilayer"
@@ -29,6 +31,9 @@ public final class LocalPostgresCluster: Sendable {
     public let database = "postgres"
     /// The cluster's folder: its data, log and socket; removed by `stop()`.
     public let directory: URL
+
+    /// The server's Unix socket, in the cluster's folder: `<directory>/.s.PGSQL.<port>`.
+    public var socketPath: String { directory.appendingPathComponent(".s.PGSQL.\(port)").path }
 
     private let tools: PostgresTools
     private let state: LockedState<State>
@@ -64,8 +69,8 @@ public final class LocalPostgresCluster: Sendable {
         self.state = LockedState(.running)
     }
 
-    /// Creates a cluster in a new temporary folder, starts its server on a free port and returns
-    /// once the server accepts connections.
+    /// Creates a cluster in a new temporary folder, starts its server on its socket there and
+    /// returns once the server accepts connections.
     ///
     /// - Parameter name: The start of the temporary folder's name.
     /// - Returns: The running cluster; call `stop()` when done.
@@ -80,18 +85,9 @@ public final class LocalPostgresCluster: Sendable {
                 "initdb",
                 ["-D", directory.appendingPathComponent("data").path, "-U", "apilayer", "--auth=trust", "-E", "UTF8", "--no-sync"],
                 in: directory)
-            // A port found free may be taken before the server binds it: try another.
-            var attempt = 0
-            while true {
-                attempt += 1
-                let port = try freePort()
-                do {
-                    try tools.start(directory: directory, port: port)
-                    return LocalPostgresCluster(port: port, directory: directory, tools: tools)
-                } catch {
-                    if attempt >= 3 { throw error }
-                }
-            }
+            // Each cluster's socket is in its own folder: every cluster can use the usual number.
+            try tools.start(directory: directory, port: socketNumber)
+            return LocalPostgresCluster(port: socketNumber, directory: directory, tools: tools)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw error
@@ -124,7 +120,7 @@ public final class LocalPostgresCluster: Sendable {
         try tools.run("pg_ctl", ["-D", dataPath, "-m", "immediate", "-w", "stop"], in: directory)
     }
 
-    /// Starts the halted server again, on the same port and folder (it recovers as after a
+    /// Starts the halted server again, on the same socket and folder (it recovers as after a
     /// crash); returns once it accepts connections.
     ///
     /// - Throws: `LocalPostgresError` when the cluster was not halted or the server does not
@@ -149,42 +145,23 @@ public final class LocalPostgresCluster: Sendable {
     public func psql(_ sql: String) throws -> String {
         let output = try tools.run(
             "psql",
-            ["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", host, "-p", String(port), "-U", username, "-d", database, "-c", sql],
+            ["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory.path, "-p", String(port), "-U", username, "-d", database, "-c", sql],
             in: directory)
         return output.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     private var dataPath: String { directory.appendingPathComponent("data").path }
 
-    /// A TCP port on 127.0.0.1 that nothing listens on now.
-    private static func freePort() throws -> Int {
-        #if canImport(Glibc)
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard descriptor >= 0 else { throw LocalPostgresError.noFreePort(errno) }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw LocalPostgresError.noFreePort(errno) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// The number every cluster's socket is named after (PostgreSQL's usual port).
+    private static let socketNumber = 5432
 }
 
 /// Why a `LocalPostgresCluster` could not do what it was asked.
 public enum LocalPostgresError: Error, CustomStringConvertible {
     /// Neither `/usr/lib/postgresql/*/bin` nor `PATH` has `initdb` and `pg_ctl`.
     case notInstalled
-    /// No TCP port could be reserved on 127.0.0.1 (the `errno`).
+    /// No TCP port could be reserved on 127.0.0.1 (the `errno`). No longer thrown: a cluster
+    /// listens on a Unix socket in its folder.
     case noFreePort(Int32)
     /// A command failed: the command line, its exit status, and the end of its output (or of
     /// the server's log).

@@ -53,10 +53,12 @@ struct PostgresTools: Sendable {
         return URL(fileURLWithPath: path, isDirectory: true)
     }
 
-    /// Starts the server of the cluster in `directory` on `port` and waits until it accepts
-    /// connections (`pg_ctl -w`); a failure's output ends with the server log's tail.
+    /// Starts the server of the cluster in `directory`, on its Unix socket there named after
+    /// `port`, and waits until it accepts connections (`pg_ctl -w`); a failure's output ends
+    /// with the server log's tail.
     func start(directory: URL, port: Int) throws {
-        let options = "-p \(port) -k '\(directory.path)' -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=100"
+        // The socket alone: `listen_addresses` empty opens no TCP port.
+        let options = "-p \(port) -k '\(directory.path)' -c listen_addresses='' -c fsync=off -c max_connections=100"
         let log = directory.appendingPathComponent("log")
         do {
             try run(

@@ -42,6 +42,9 @@ final class NIOEngine: TransferEngine {
     private let settings: HTTPClient.Configuration
     /// The session's TLS settings: a transfer with these needs no TLS configuration of its own.
     private let tls: TLSSettings
+
+    /// The session's TLS settings, for a transfer that asks for none of its own.
+    var defaultTLS: TLSSettings { tls }
     private let logger: Logger
     private let completionDelivery: NIOEngineConfiguration.CompletionDelivery
     private let decompressionRatio: Int
@@ -177,24 +180,34 @@ final class NIOEngine: TransferEngine {
     /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
     func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let transport = events.transport
+        if case let .environment(variables) = transport.proxy ?? proxy, let url = request.url, let refusal = variables.refusal(for: url) {
+            // A proxy variable NetOps cannot use: going direct would bypass what it asks for.
+            let delegate = NIOTransferDelegate(events: events, url: request.url)
+            if handle.adopt(delegate) { delegate.failBeforeStart(.cannotConnect(refusal)) } else { delegate.failBeforeStart(.cancelled) }
+            return
+        }
         let (chosenClient, key) = client(for: request.url, transport: transport)
         let origin = request.url.flatMap(Origin.init)
         // A request that may go over HTTP/2 watches which protocol its origin answers with.
         let watch =
             key.http2
             ? origin.map { origin in HTTP2Watch(pinning: http2Pinning, origin: origin, pinned: http2Pinning.pins(origin)) } : nil
+        let hop = NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle)
         let delegate = NIOTransferDelegate(
             events: events, url: request.url, method: request.httpMethod ?? "GET", decompressionRatio: decompressionRatio,
-            completesOnEventLoop: completionDelivery == .eventLoop,
-            redirects: followsRedirects ? NIORedirectFollower(engine: self, request: request, body: body, trail: trail, handle: handle) : nil,
-            http2Watch: watch)
+            completesOnEventLoop: completionDelivery == .eventLoop, redirects: followsRedirects ? hop : nil,
+            resend: !trail.resent && Self.maySendTwice(request) ? hop : nil, http2Watch: watch)
         guard handle.adopt(delegate) else {
             delegate.failBeforeStart(.cancelled)
             return
         }
         let built: HTTPClient.Request
         do {
-            built = try Self.makeRequest(request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport))
+            // A redirect to another origin presents no client certificate: it identifies the
+            // service to the API it was made for, not to whatever host a redirect names.
+            let crossOrigin = trail.count > 0 && origin != trail.firstOrigin
+            built = try Self.makeRequest(
+                request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport, withoutClientCertificate: crossOrigin))
         } catch {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
             return
@@ -218,6 +231,15 @@ final class NIOEngine: TransferEngine {
         if !handle.attach(task) { task.cancel() }
     }
 
+    /// Whether the engine may send `request` a second time when a kept-alive connection is
+    /// dropped under it before an answer: an idempotent method (RFC 9110 §9.2.2), or a request
+    /// that carries an idempotency key (the server recognises it as sent before).
+    static func maySendTwice(_ request: URLRequest) -> Bool {
+        let method = request.httpMethod.map(\.uppercasedASCII) ?? "GET"
+        if RetryPolicy.idempotentMethods.contains(method) { return true }
+        return request.value(forHTTPHeaderField: "Idempotency-Key") != nil || request.value(forHTTPHeaderField: "X-Idempotency-Key") != nil
+    }
+
     /// A proxy in AsyncHTTPClient's terms.
     private static func proxy(_ proxy: ProxySettings) -> HTTPClient.Configuration.Proxy {
         switch proxy.kind {
@@ -230,8 +252,14 @@ final class NIOEngine: TransferEngine {
     }
 
     /// The TLS configuration a transfer asking for `transport` needs of its own; nil when the
-    /// session's serves (AsyncHTTPClient then pools its connections with the session's).
-    private func tlsConfiguration(for transport: TransportChoice) -> TLSConfiguration? {
+    /// session's serves (AsyncHTTPClient then pools its connections with the session's). A hop
+    /// `withoutClientCertificate` (a redirect to another origin) gets the same settings without
+    /// the client certificate.
+    private func tlsConfiguration(for transport: TransportChoice, withoutClientCertificate: Bool = false) -> TLSConfiguration? {
+        let chosen = transport.tls ?? tls
+        if withoutClientCertificate, chosen.clientCertificate != nil {
+            return chosen.withoutClientCertificate().configuration
+        }
         guard let own = transport.tls, !own.isIdentical(to: tls) else { return nil }
         if !own.verifiesCertificates, insecureSettingsSeen.withLockedValue({ $0.insert(own.identity).inserted }) {
             logger.warning(
@@ -332,9 +360,14 @@ final class NIOTransferHandle: TransferHandle {
 struct NIORedirectTrail: Sendable {
     var count = 0
     var visited: Set<String> = []
+    /// The origin of the transfer's first request: its client certificate is for it alone.
+    let firstOrigin: Origin?
+    /// The request was sent again already after a dropped keep-alive connection.
+    var resent = false
 
     init(first url: URL?) {
         if let url { visited.insert(url.absoluteString) }
+        firstOrigin = url.flatMap(Origin.init)
     }
 }
 

@@ -19,7 +19,7 @@ extension NIOEngineConfiguration {
     /// - `followsRedirects` (bool, default true), `maximumRedirects` (int, at least 0, default 10).
     /// - `decompressionRatioLimit` (int, at least 1, default 100).
     /// - `insecureSkipCertificateVerification` (bool, default false): test servers only.
-    /// - `allowsHTTP2` (bool, default true), `retriesConnectionEstablishment` (bool, default true).
+    /// - `allowsHTTP2` (bool, default true), `retriesConnectionEstablishment` (bool, default false).
     /// - `preWarmedConnectionsPerHost` (int, at least 0, default 0).
     /// - `maximumUsesPerConnection` (int, at least 1, or `none`, the default).
     /// - `dnsOverride` (string list of `host:address`, as AsyncHTTPClient's `dnsOverrides`).

@@ -9,8 +9,9 @@ import NetOps
 /// URLSession engine follows them) and never carry a credential header, a header or parameter the
 /// operation's redaction names, or a body to another origin, nor step from https down to http;
 /// gzip and deflate bodies are decoded up to 100 times their encoded size; a connection that
-/// cannot be made is tried again until `connectTimeout`. Size the pool for the concurrency you
-/// run at:
+/// cannot be made fails at once (the retry policy, not the engine, tries again); an idempotent
+/// request that a server drops on a kept-alive connection before answering is sent once more on
+/// another. Size the pool for the concurrency you run at:
 ///
 /// ```swift
 /// let session = NetworkSession.nio(configuration: NIOEngineConfiguration(concurrency: 64))
@@ -61,10 +62,16 @@ public struct NIOEngineConfiguration: Sendable {
     /// connections stay HTTP/1.1. An operation or scope can keep its own requests on HTTP/1.1
     /// (`BaseOperation.allowsHTTP2`), not turn HTTP/2 on where this is false.
     public var allowsHTTP2 = true
-    /// Whether a connection that cannot be made is tried again, with a growing pause, until
-    /// `connectTimeout` (default true, as AsyncHTTPClient recommends: connection establishment
-    /// is flaky at scale). False fails a refused connection at once, as the URLSession engine does.
-    public var retriesConnectionEstablishment = true
+    /// Whether a connection that cannot be made is tried again by AsyncHTTPClient, with a
+    /// growing pause, until `connectTimeout` (default false).
+    ///
+    /// Off by default: such a loop hides every attempt from the retry policy and the circuit
+    /// breaker, and it also retries what will not change — a refused connection, a certificate
+    /// the engine refuses, a name that does not resolve — for the whole connect timeout (10 s
+    /// measured for each). A refused connection then fails at once (`cannotConnect`), as on the
+    /// URLSession engine, and the operation's `RetryPolicy` decides whether it is tried again
+    /// (idempotent requests only, with backoff and jitter, each attempt seen by the breaker).
+    public var retriesConnectionEstablishment = false
     /// Idle HTTP/1.1 connections the pool keeps ready per host beyond those in use, opened one
     /// at a time once a first connection to the host exists (default 0).
     public var preWarmedConnectionsPerHost = 0

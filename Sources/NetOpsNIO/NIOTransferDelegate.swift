@@ -48,6 +48,9 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var awaitingReader: EventLoopPromise<Void>?
         /// The loop this hop's request prefers, given back when the hop ends (`LoopBalance`).
         var loopClaim: (balance: LoopBalance, claim: LoopBalance.Claim)?
+        /// A response head (of any final status, a redirect's too) arrived: the request was
+        /// answered, and is never sent again by the engine.
+        var answered = false
     }
 
     private let events: any TransferEvents
@@ -59,6 +62,10 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private let completesOnEventLoop: Bool
     /// How to follow a redirect; nil when the engine follows none.
     private let redirects: NIORedirectFollower?
+    /// How to send the request once more on another connection, when a kept-alive one is
+    /// dropped before a byte of the answer; nil when the request may not be sent twice or was
+    /// sent twice already.
+    private let resend: NIORedirectFollower?
     /// Told which protocol the origin answered with, for a request that may use HTTP/2.
     private let http2Watch: HTTP2Watch?
     private let state = NIOLockedValueBox(State())
@@ -77,8 +84,10 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     init(
         events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
-        completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil, http2Watch: HTTP2Watch? = nil
+        completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil, resend: NIORedirectFollower? = nil,
+        http2Watch: HTTP2Watch? = nil
     ) {
+        self.resend = resend
         self.events = events
         self.demand = events.bodyDemand
         self.requestURL = url
@@ -150,6 +159,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         // An informational head (100, 102, 103) is not the response, and is no sign of progress:
         // a server that sends them forever still meets the idle timeout.
         if status < 200, status != 101 { return task.eventLoop.makeSucceededVoidFuture() }
+        state.withLockedValue { $0.answered = true }
         http2Watch?.observe(head.version)
         if let redirects, RedirectPolicy.redirectStatuses.contains(status) {
             switch redirect(head, status: status, with: redirects) {
@@ -240,6 +250,15 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
 
     private func fail(with error: any Error) {
         let (cancelled, connected) = state.withLockedValue { ($0.cancelRequested, $0.connected) }
+        if !cancelled, let resend, Self.isDroppedConnection(error, connected: connected), beginResend() {
+            // The server closed the connection under the request before answering (a pooled
+            // keep-alive connection it had given up): sent once more, on another connection.
+            releaseLoopClaim()
+            var trail = resend.trail
+            trail.resent = true
+            resend.engine.launch(resend.request, body: resend.body, events: events, trail: trail, handle: resend.handle)
+            return
+        }
         complete(
             cancelled ? .cancelled : NIOFailureMapping.failure(from: error, connected: connected),
             onEventLoop: completesOnEventLoop)
@@ -260,6 +279,30 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
             }
         }
         complete(nil, onEventLoop: completesOnEventLoop)
+    }
+
+    // MARK: Sending again
+
+    /// Whether `error` says the connection closed under a request that had been written (or
+    /// was being written to a connection closed meanwhile): the failure a pooled keep-alive
+    /// connection that the server closed gives.
+    static func isDroppedConnection(_ error: any Error, connected: Bool) -> Bool {
+        if let client = error as? HTTPClientError { return client == .remoteConnectionClosed }
+        if let channel = error as? ChannelError { return channel == .ioOnClosedChannel || (connected && channel == .eof) }
+        if connected, let io = error as? IOError { return io.errnoCode == ECONNRESET || io.errnoCode == EPIPE }
+        return false
+    }
+
+    /// Ends this hop for a resend, once: false when it ended already, was cancelled, or got an
+    /// answer (a request answered in part is never sent again by the engine).
+    private func beginResend() -> Bool {
+        state.withLockedValue { state -> Bool in
+            guard !state.completed, !state.cancelRequested, !state.answered, state.pending == nil, !state.delivering else {
+                return false
+            }
+            state.completed = true
+            return true
+        }
     }
 
     // MARK: Redirects
@@ -351,7 +394,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     private func report(_ failure: TransferFailure?, onEventLoop: Bool) {
         if demand != nil { readerCaughtUp() }
         releaseLoopClaim()
-        redirects?.handle.release(self)
+        (redirects ?? resend)?.handle.release(self)
         if onEventLoop {
             events.transferDidComplete(failure: failure)
             return

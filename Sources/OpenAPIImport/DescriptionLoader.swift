@@ -2,6 +2,12 @@ import Foundation
 import OpenAPIKit
 import Validator
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The OpenAPI major.minor versions the importer reads.
 package enum OpenAPIVersion: String, Sendable, Equatable {
     /// OpenAPI 3.0.x: `nullable`, boolean `exclusiveMinimum`, `example`.
@@ -28,27 +34,36 @@ package struct OpenAPIDescription: Sendable {
     /// otherwise.
     ///
     /// - Parameters:
-    ///   - url: The file.
+    ///   - url: The file: a regular one, or a pipe or device (`<(curl …)`), read through one
+    ///     descriptor either way.
     ///   - maxBytes: The largest file read; a larger one is refused before any of it is parsed,
-    ///     so memory stays bounded (a parsed document takes several times its size).
+    ///     so memory stays bounded (a parsed document takes several times its size). A regular
+    ///     file says its size; anything else is read no further than the limit.
     /// - Throws: `OpenAPIImportError` naming what is wrong with the file.
     package static func load(contentsOf url: URL, maxBytes: Int) throws(OpenAPIImportError) -> OpenAPIDescription {
         let path = url.path
-        let size: Int
-        do {
-            let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            guard (attributes[.type] as? FileAttributeType) != .typeDirectory else {
-                throw OpenAPIImportError.unreadable(path: path, reason: "it is a folder")
-            }
-            size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        } catch let error as OpenAPIImportError {
-            throw error
-        } catch {
-            throw .unreadable(path: path, reason: "no such file")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw .unreadable(path: path, reason: errno == ENOENT ? "no such file" : String(cString: strerror(errno)))
         }
-        guard size <= maxBytes else { throw .tooLarge(path: path, bytes: size, limit: maxBytes) }
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch { throw .unreadable(path: path, reason: error.localizedDescription) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        if status.st_mode & S_IFMT == S_IFDIR { throw .unreadable(path: path, reason: "it is a folder") }
+        if status.st_mode & S_IFMT == S_IFREG, Int(status.st_size) > maxBytes {
+            throw .tooLarge(path: path, bytes: Int(status.st_size), limit: maxBytes)
+        }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+            // A pipe or a device has no size to check first: it is read no further than the limit.
+            guard data.count <= maxBytes else { throw .tooLarge(path: path, bytes: nil, limit: maxBytes) }
+        }
         return try parse(data, path: path)
     }
 
@@ -103,4 +118,13 @@ package struct OpenAPIDescription: Sendable {
         if !document.info.title.isEmpty { title = document.info.title }
         return OpenAPIDescription(root: root, document: document, version: version, declaredVersion: versionText, title: title)
     }
+}
+
+/// `read(2)`.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
 }

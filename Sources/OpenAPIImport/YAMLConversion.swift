@@ -15,6 +15,12 @@ enum YAMLConversion {
 
     /// The first document of `text` as a JSON value.
     static func json(fromYAML text: String) throws -> JSONValue {
+        if let key = YAMLAliasKeys.first(in: text) {
+            // Refused before Yams composes: it hashes a mapping's keys whole, an alias's tree too.
+            throw Failure(
+                reason: "line \(key.line): an alias (*\(key.name)) is used as a mapping key; an OpenAPI description needs none, "
+                    + "and one that names a large tree would take the import exponential time")
+        }
         guard let node = try Yams.compose(yaml: text) else { throw Failure(reason: "the document is empty") }
         let limit = maxValues(byteCount: text.utf8.count)
         var budget = limit

@@ -50,6 +50,8 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("key-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: file) }
         try (Data(repeating: 7, count: 32).base64EncodedString() + "\n").write(to: file, atomically: true, encoding: .utf8)
+        // A key file others may read is refused (`SecretFile`).
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let key = try PostgresTokenStore.key(configReader: Self.reader(["keyFile": .init(.string(file.path), isSecret: false)]))
         #expect(key.withUnsafeBytes { Data($0) } == Data(repeating: 7, count: 32))
     }

@@ -21,7 +21,7 @@ actor PostgresFixture {
     /// Runs `body` with the cluster (and a running client on it), the table migrated.
     static func with<Result: Sendable>(_ body: @Sendable (LocalPostgresCluster, PostgresClient) async throws -> Result) async throws -> Result {
         let cluster = try await shared.acquire()
-        let client = PostgresClient(configuration: configuration(port: cluster.port))
+        let client = PostgresClient(configuration: configuration(cluster))
         let runner = Task { await client.run() }
         do {
             let result = try await body(cluster, client)
@@ -43,15 +43,24 @@ actor PostgresFixture {
         let cluster = try LocalPostgresCluster.start(name: "tests-own")
         defer { cluster.stop() }
         _ = try cluster.psql(TokenTableSQL.migration)
-        let client = PostgresClient(configuration: configuration(port: cluster.port))
+        let client = PostgresClient(configuration: configuration(cluster))
         let runner = Task { await client.run() }
         defer { runner.cancel() }
         return try await body(cluster, client)
     }
 
+    /// A client of a server on 127.0.0.1:`port` (for a port where none listens).
     static func configuration(port: Int) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: "127.0.0.1", port: port, username: "apilayer", password: nil, database: "postgres", tls: .disable)
+        configuration.options.connectTimeout = .seconds(2)
+        return configuration
+    }
+
+    /// A client of `cluster`, through its private Unix socket.
+    static func configuration(_ cluster: LocalPostgresCluster) -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            unixSocketPath: cluster.socketPath, username: cluster.username, password: nil, database: cluster.database)
         configuration.options.connectTimeout = .seconds(2)
         return configuration
     }

@@ -208,6 +208,8 @@ struct ConfigReaderTests {
 
         let file = folder.appendingPathComponent("client-secret")
         try Data("  file-secret-91c2\n".utf8).write(to: file)
+        // A secret file others may read is refused (`SecretFile`).
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         var fromFile = settings
         fromFile["tracker.auth.clientSecretFile"] = ConfigValue(.string(file.path), isSecret: false)
         let refresh = try OAuthRefreshTokenAuthenticator(configReader: reader(fromFile).scoped(to: "tracker").scoped(to: "auth"))

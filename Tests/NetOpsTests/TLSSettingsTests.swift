@@ -71,7 +71,8 @@ struct TLSSettingsTests {
             // A key where a certificate belongs: PEM, but no certificate.
             let key = failure { try TLSSettings(trustRoots: .only(.file(files.clientKey.path))) }
             #expect(key == TLSSettingsError(source: files.clientKey.path, reason: .noCertificate))
-            // A certificate where a key belongs.
+            // A certificate where a key belongs (private to its owner, as a key's file must be).
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: files.caCertificate.path)
             let notKey = failure {
                 try TLSSettings(clientCertificate: .file(files.clientCertificate.path), clientKey: .file(files.caCertificate.path))
             }

@@ -11,8 +11,11 @@ import Glibc
 ///
 /// Every server answers `/json` (``json``), `/protocol` (`$server_protocol` as text/plain:
 /// `HTTP/1.1` or `HTTP/2.0`), `/bytes/1m` (``oneMebibyte()``), `/gzip.json` (``gzipJSON``,
-/// gzip-encoded when asked) and `/whoami` (the client certificate's subject, `CN=…`, as
-/// text/plain with `Cache-Control: max-age=60`; empty without one). TLS sessions are neither cached nor resumed by tickets, so every
+/// gzip-encoded when asked), `/whoami` (the client certificate's subject, `CN=…`, as
+/// text/plain with `Cache-Control: max-age=60`; empty without one), `/oauth/token` (a token endpoint: ``accessToken`` to any request),
+/// `/protected` (401 unless the request carries `Bearer` ``accessToken``), `/redirect?to=<url>`
+/// (a 302 to that URL) and `/client-certificate` (`verify=` and nginx's `$ssl_client_verify`:
+/// `NONE` when the client sent no certificate, `SUCCESS` when it sent one the CA signed). TLS sessions are neither cached nor resumed by tickets, so every
 /// new connection is a full handshake; connections stay open (`keepalive_timeout 300s`).
 public final class TLSNginx: Sendable {
     /// `https://127.0.0.1:<port>/`: TLS 1.2 and 1.3, the server certificate, HTTP/1.1 only.
@@ -33,9 +36,14 @@ public final class TLSNginx: Sendable {
     public let tls10Only: URL
     /// `http://127.0.0.1:<port>/`: cleartext HTTP/1.1.
     public let plain: URL
+    /// `https://127.0.0.1:<port>/`: like ``http1`` but asks for a client certificate without
+    /// requiring one (`ssl_verify_client optional`): `/client-certificate` says whether one came.
+    public let optionalClientCertificate: URL
     /// The folder nginx runs from.
     public let folder: URL
 
+    /// The access token `/oauth/token` issues and `/protected` admits.
+    public static let accessToken = "nginx-issued-token"
     /// The body of `/json`.
     public static let json = #"{"id":1,"name":"APILayer"}"#
     /// The body of `/gzip.json` before compression (about 8 KiB of JSON).
@@ -65,6 +73,7 @@ public final class TLSNginx: Sendable {
         wrongName = URL(string: "https://127.0.0.1:\(ports[4])/")!
         tls10Only = URL(string: "https://127.0.0.1:\(ports[5])/")!
         plain = URL(string: "http://127.0.0.1:\(ports[6])/")!
+        optionalClientCertificate = URL(string: "https://127.0.0.1:\(ports[7])/")!
         self.process = process
         self.folder = folder
         accessLogFile = folder.appendingPathComponent("access.log")
@@ -103,7 +112,7 @@ public final class TLSNginx: Sendable {
             try? files.removeItem(at: folder)
             throw error
         }
-        let ports = try freePorts(7)
+        let ports = try freePorts(8)
         let configuration = configuration(folder: folder, www: www, ports: ports, certificates: certificates, version: version)
         let configurationFile = folder.appendingPathComponent("nginx.conf")
         let errorLog = folder.appendingPathComponent("error.log")
@@ -196,6 +205,17 @@ public final class TLSNginx: Sendable {
                     location = /protocol { default_type text/plain; return 200 "$server_protocol"; }
                     location = /gzip.json { gzip on; gzip_types application/json; gzip_min_length 1; }
                     location = /whoami { default_type text/plain; add_header Cache-Control "max-age=60"; return 200 "$ssl_client_s_dn"; }
+                    location = /oauth/token {
+                        default_type application/json;
+                        return 200 '{"access_token":"\(accessToken)","token_type":"Bearer","expires_in":3600}';
+                    }
+                    location = /protected {
+                        default_type application/json;
+                        if ($http_authorization != "Bearer \(accessToken)") { return 401 '{"error":"unauthorized"}'; }
+                        return 200 '{"ok":true}';
+                    }
+                    location = /redirect { return 302 $arg_to; }
+                    location = /client-certificate { default_type text/plain; return 200 "verify=$ssl_client_verify"; }
             """
         // `http2 on;` came in nginx 1.25.1; before it (Debian 12's 1.22) HTTP/2 is a listen parameter.
         let separateHTTP2 = version.lexicographicallyPrecedes([1, 25, 1]) == false
@@ -259,6 +279,12 @@ public final class TLSNginx: Sendable {
                 }
                 server {
                     listen 127.0.0.1:\(ports[6]);
+                    \(locations)
+                }
+                server {
+                    listen 127.0.0.1:\(ports[7]) ssl;
+                    ssl_verify_client optional;
+                    ssl_client_certificate \(path(certificates.caCertificate));
                     \(locations)
                 }
             }

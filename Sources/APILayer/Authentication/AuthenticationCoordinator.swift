@@ -35,7 +35,8 @@ import FoundationNetworking
 /// - more than `refreshLimit` refreshes within `refreshWindow` seconds fail with
 ///   `excessiveRefresh` instead of looping;
 /// - when its store is a `SharedTokenStore`, the store runs each refresh, so that one process
-///   of several refreshes for all of them.
+///   of several refreshes for all of them; a refresh that fails with
+///   `AuthenticationError.tokenRemoved` (another process logged out) drops the token here too.
 ///
 /// The authenticator is never called while a lock is held, and token values never reach a log.
 public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddleware, @unchecked Sendable {
@@ -121,6 +122,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     private let telemetry: RefreshTelemetry
     /// Called after each `removeToken()`, outside the lock (an API scope empties its HTTP cache).
     private let onTokenRemoved: (@Sendable () -> Void)?
+    /// The transport of the API the coordinator refreshes for (its scope's session, TLS, proxy),
+    /// read at each refresh, for an OAuth authenticator that has none of its own.
+    private let tokenRequestTransport: (@Sendable () -> TokenRequestTransport?)?
 
     /// A coordinator refreshing through `authenticator` and saving tokens in `store`, starting
     /// from the stored token when there is a readable one. Its refreshes are counted and traced
@@ -138,9 +142,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     init(
         authenticator: any Authenticator, store: any TokenStore, configuration: Configuration, logger: Logger,
-        telemetry: RefreshTelemetry, onTokenRemoved: (@Sendable () -> Void)? = nil
+        telemetry: RefreshTelemetry, onTokenRemoved: (@Sendable () -> Void)? = nil,
+        tokenRequestTransport: (@Sendable () -> TokenRequestTransport?)? = nil
     ) {
         self.onTokenRemoved = onTokenRemoved
+        self.tokenRequestTransport = tokenRequestTransport
         self.authenticator = authenticator
         self.store = store
         self.configuration = configuration
@@ -494,7 +500,11 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
     private func refresh(_ start: RefreshStart, span: any Span) async {
         let outcome: Result<Token, any Error>
         do {
-            let authenticator = self.authenticator
+            var authenticator = self.authenticator
+            if let endpoint = authenticator as? any TokenEndpointAuthenticator, let transport = tokenRequestTransport?() {
+                // The token request goes as the API's calls go: its session, TLS and proxy.
+                authenticator = endpoint.using(transport)
+            }
             let shared = store as? any SharedTokenStore
             let fresh = try await ServiceContext.$current.withValue(span.context) {
                 // A store shared by several processes refreshes for all of them.
@@ -548,6 +558,12 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
                     state.version += 1
                     end = .stored(fresh, version: state.version)
                 case let .failure(error):
+                    if error as? AuthenticationError == .tokenRemoved {
+                        // Another process sharing the store logged out: this one forgets the
+                        // token too, instead of presenting it again.
+                        state.token = nil
+                        state.version += 1
+                    }
                     end = .failed(error, reason: (error as? AuthenticationError)?.description ?? String(describing: error))
                 }
             }

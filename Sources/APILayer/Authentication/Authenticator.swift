@@ -51,6 +51,13 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
     /// The coordinator was stopped (`AuthenticationCoordinator.stop()`, as `APIService` does on
     /// shutdown): the refresh running was abandoned and no other starts.
     case stopped
+    /// The token endpoint is an `http://` URL of a host other than loopback: the client secret
+    /// or refresh token would cross the network in clear. Nothing was sent; an authenticator's
+    /// `allowsInsecureHTTP` lets it go.
+    case insecureTokenURL(host: String)
+    /// The token was removed (a logout), here or by another process sharing the store: it is
+    /// not refreshed, and this process forgets it too. A new login is needed.
+    case tokenRemoved
 
     /// One readable line (never a token).
     public var description: String {
@@ -63,6 +70,9 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
         case let .refreshTimedOut(seconds): return "the token refresh did not finish within \(seconds) s (refreshTimeout)"
         case .tokenRemovedDuringRefresh: return "the token was removed while it was being refreshed"
         case .stopped: return "the authentication was stopped: the service is shutting down"
+        case .tokenRemoved: return "the token was removed (a logout): it is not refreshed; a new login is needed"
+        case let .insecureTokenURL(host):
+            return "the token endpoint at \(host) is http://: its credentials would travel in clear; use https, or set allowsInsecureHTTP"
         }
     }
 }
@@ -80,8 +90,18 @@ enum OAuthTokenEndpoint {
     ///
     /// The request follows no redirect: its form carries the refresh token or the client
     /// secret, which go to the token endpoint and nowhere else.
-    static func request(_ url: URL, form: [String: String], timeout: TimeInterval, previous: Token?) async throws -> Token {
+    ///
+    /// The request runs on `transport` (`NetworkSession.shared` when nil). An `http://` URL of a
+    /// host other than loopback is refused before anything is sent, unless `allowsInsecureHTTP`.
+    static func request(
+        _ url: URL, form: [String: String], timeout: TimeInterval, previous: Token?, transport: TokenRequestTransport?,
+        allowsInsecureHTTP: Bool
+    ) async throws -> Token {
+        if Loopback.isCleartextOffMachine(url), !allowsInsecureHTTP {
+            throw AuthenticationError.insecureTokenURL(host: url.host ?? url.absoluteString)
+        }
         let operation = DTO.post(url, parameters: form, encoding: .form, headers: ["Accept": "application/json"])
+        transport?.apply(to: operation)
         operation.interceptor = Bypass()
         operation.retryPolicy = RetryPolicy.none
         operation.followsRedirects = false
@@ -102,7 +122,12 @@ enum OAuthTokenEndpoint {
         else {
             throw AuthenticationError.malformedTokenResponse
         }
-        let expiresIn = (object["expires_in"] as? NSNumber)?.doubleValue
+        // A year at most: a lifetime past what a date or a database interval holds (`1e20`) would
+        // make every store that keeps the expiry fail to write it.
+        let expiresIn = (object["expires_in"] as? NSNumber).flatMap { number -> Double? in
+            let seconds = number.doubleValue
+            return seconds.isFinite ? min(max(seconds, 0), Token.maximumLifetime) : nil
+        }
         let userID = (object["user_id"] as? String) ?? (object["user_id"] as? NSNumber)?.stringValue
         return Token(
             accessToken: access,
@@ -115,7 +140,7 @@ enum OAuthTokenEndpoint {
 
 /// The OAuth 2.0 refresh-token grant (RFC 6749 §6): trades the current refresh token for a new
 /// access token at the token endpoint.
-public struct OAuthRefreshTokenAuthenticator: Authenticator {
+public struct OAuthRefreshTokenAuthenticator: TokenEndpointAuthenticator {
     /// The token endpoint.
     public var tokenURL: URL
     /// The client's identifier, sent when set.
@@ -124,6 +149,12 @@ public struct OAuthRefreshTokenAuthenticator: Authenticator {
     public var clientSecret: String?
     /// Seconds to wait for the token endpoint.
     public var timeout: TimeInterval
+    /// Whether an `http://` `tokenURL` of a host other than loopback may be used (default false:
+    /// the refresh fails with `AuthenticationError.insecureTokenURL` before anything is sent).
+    public var allowsInsecureHTTP = false
+    /// How the token endpoint is reached; nil (the default): as the API's calls are, when the
+    /// authenticator refreshes for an `APIScope`, else on `NetworkSession.shared`.
+    public var transport: TokenRequestTransport?
 
     /// An authenticator posting to `tokenURL`.
     public init(tokenURL: URL, clientID: String? = nil, clientSecret: String? = nil, timeout: TimeInterval = 15) {
@@ -141,12 +172,13 @@ public struct OAuthRefreshTokenAuthenticator: Authenticator {
         var form = ["grant_type": "refresh_token", "refresh_token": refreshToken]
         form["client_id"] = clientID
         form["client_secret"] = clientSecret
-        return try await OAuthTokenEndpoint.request(tokenURL, form: form, timeout: timeout, previous: current)
+        return try await OAuthTokenEndpoint.request(
+            tokenURL, form: form, timeout: timeout, previous: current, transport: transport, allowsInsecureHTTP: allowsInsecureHTTP)
     }
 }
 
 /// The OAuth 2.0 client-credentials grant (RFC 6749 §4.4): a token for the service itself.
-public struct OAuthClientCredentialsAuthenticator: Authenticator {
+public struct OAuthClientCredentialsAuthenticator: TokenEndpointAuthenticator {
     /// The token endpoint.
     public var tokenURL: URL
     /// The client's identifier.
@@ -157,6 +189,12 @@ public struct OAuthClientCredentialsAuthenticator: Authenticator {
     public var scope: String?
     /// Seconds to wait for the token endpoint.
     public var timeout: TimeInterval
+    /// Whether an `http://` `tokenURL` of a host other than loopback may be used (default false:
+    /// the refresh fails with `AuthenticationError.insecureTokenURL` before anything is sent).
+    public var allowsInsecureHTTP = false
+    /// How the token endpoint is reached; nil (the default): as the API's calls are, when the
+    /// authenticator refreshes for an `APIScope`, else on `NetworkSession.shared`.
+    public var transport: TokenRequestTransport?
 
     /// An authenticator posting the client's credentials to `tokenURL`.
     public init(tokenURL: URL, clientID: String, clientSecret: String, scope: String? = nil, timeout: TimeInterval = 15) {
@@ -173,6 +211,7 @@ public struct OAuthClientCredentialsAuthenticator: Authenticator {
     public func refresh(current: Token?) async throws -> Token {
         var form = ["grant_type": "client_credentials", "client_id": clientID, "client_secret": clientSecret]
         form["scope"] = scope
-        return try await OAuthTokenEndpoint.request(tokenURL, form: form, timeout: timeout, previous: current)
+        return try await OAuthTokenEndpoint.request(
+            tokenURL, form: form, timeout: timeout, previous: current, transport: transport, allowsInsecureHTTP: allowsInsecureHTTP)
     }
 }

@@ -11,10 +11,16 @@ import FoundationNetworking
 /// A request to any other origin goes without the token, and a refusal from another origin
 /// (after a redirect, say) says nothing about the API's token: it is not parked and starts no
 /// refresh.
+///
+/// Unless the scope allows it (`APIScope.Configuration.allowsInsecureTransport`), a request that
+/// would carry the token to a host other than loopback over `http://`, or over TLS that verifies
+/// nothing or accepts versions older than TLS 1.2, fails before anything is sent.
 struct ScopedAuthentication: NetworkMiddleware {
     let coordinator: AuthenticationCoordinator
     let placement: TokenPlacement
     let origins: Set<APIOrigin>
+    /// Whether the token may go over cleartext or weak TLS to hosts other than loopback.
+    var allowsInsecureTransport = false
 
     /// True when `url` belongs to one of the API's origins.
     func mayCarryToken(_ url: URL?) -> Bool {
@@ -24,7 +30,30 @@ struct ScopedAuthentication: NetworkMiddleware {
 
     func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
         guard mayCarryToken(request.url) else { return .proceed }
+        if !allowsInsecureTransport, let refusal = Self.insecureTransport(of: request.url, context: context) {
+            return .fail(NetOpsError(.invalidRequest(reason: refusal), url: request.url))
+        }
         return coordinator.stage(coordinator.adapt(request, for: context.operation, placement: placement), request: &request)
+    }
+
+    /// Why the token cannot go to `url` the way the operation would send it, or nil.
+    static func insecureTransport(of url: URL?, context: MiddlewareContext) -> String? {
+        guard let url, !Loopback.contains(host: url.host) else { return nil }
+        let host = url.host ?? "the host"
+        let optIn = "set APIScope.Configuration.allowsInsecureTransport in code to allow it"
+        guard url.scheme?.lowercased() == "https" else {
+            return "the API's token would go to \(host) over cleartext http, where it can be read on the way; use https, or \(optIn)"
+        }
+        let tls = context.operation.tlsSettings ?? context.session.engine.defaultTLS
+        if !tls.verifiesCertificates {
+            return "the API's token would go to \(host) over TLS that verifies no certificate (insecureWithoutVerification): "
+                + "anyone on the way could read it; \(optIn)"
+        }
+        if tls.minimumVersion < .tls12 {
+            return "the API's token would go to \(host) over TLS that accepts \(tls.minimumVersion) (minimumVersion): "
+                + "use TLS 1.2 or newer, or \(optIn)"
+        }
+        return nil
     }
 
     func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {

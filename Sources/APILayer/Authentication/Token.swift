@@ -12,6 +12,10 @@ public struct Token: Sendable, Codable, Equatable, CustomStringConvertible, Cust
     /// The user the token belongs to, when the service says.
     public var userID: String?
 
+    /// The longest lifetime the built-in authenticators take from a token endpoint's
+    /// `expires_in` (one year): a larger one is read as a year, so that no store fails to keep it.
+    public static let maximumLifetime: TimeInterval = 365 * 86_400
+
     /// A token from its parts.
     public init(accessToken: String, refreshToken: String? = nil, expiresAt: Date? = nil, userID: String? = nil) {
         self.accessToken = accessToken

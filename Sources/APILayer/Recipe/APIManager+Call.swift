@@ -122,6 +122,10 @@ extension APIManager {
             return APIOperation(failing: APIError(.construction(refusal), method: method.rawValue), pipeline: pipeline)
         }
         if let stubDelay {
+            // A stray configuration value must not turn a service's answers into fixtures quietly.
+            scope.templateWarnings.warnOnce(
+                topic: "stubMode", "API \(scope.name) answers its calls from its templates (stubMode): no request reaches the network",
+                logger: configuration.logger)
             // The stub answers with a status the method accepts (200 where it does), and with no
             // body for a method that has no template and answers nothing.
             let status = method.acceptedStatuses.contains(200) ? 200 : method.acceptedStatuses.min() ?? 200

@@ -27,4 +27,13 @@ final class TemplateWarnings: Sendable {
         guard first else { return }
         logger.warning("\(message())", metadata: ["apilayer.template": "\(template)"])
     }
+
+    /// Logs `message` at `warning` on `logger` the first time `topic` (something of the API
+    /// other than a template, such as its stub mode) is reported.
+    func warnOnce(topic: String, _ message: @autoclosure () -> String, logger: Logger) {
+        // ":" starts no template name: a topic never hides a template's warning.
+        let first = warned.withLock { $0.insert(":" + topic).inserted }
+        guard first else { return }
+        logger.warning("\(message())")
+    }
 }

@@ -49,7 +49,10 @@ extension APIScope.Snapshot {
         if let cache = configuration.cache { operation.use(cache) }
         operation.middleware += configuration.middleware
         if let authentication, let placement {
-            operation.use(ScopedAuthentication(coordinator: authentication, placement: placement, origins: configuration.origins))
+            operation.use(
+                ScopedAuthentication(
+                    coordinator: authentication, placement: placement, origins: configuration.origins,
+                    allowsInsecureTransport: configuration.allowsInsecureTransport))
         }
     }
 }

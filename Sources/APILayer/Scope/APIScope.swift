@@ -183,6 +183,14 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// `construction`.
         public var allowsHTTP2 = true
 
+        /// Whether the API's token may go where it can be read or changed on the way: over
+        /// `http://`, or over TLS that verifies nothing or accepts versions older than 1.2, to a
+        /// host other than loopback (default false: such a call fails before anything is sent,
+        /// with `NetOpsError.Kind.invalidRequest` naming this setting). Set in code only; no
+        /// configuration key reads it, so that one value in an environment cannot send a token
+        /// in clear.
+        public var allowsInsecureTransport = false
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -410,7 +418,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
 
     /// Sets up the API's authentication: its operations carry the token (on its origins only),
     /// and any number of them failing with 401 at once cost one refresh. The stored token, if
-    /// readable, is restored. A logout (`removeToken()`) empties the API's `HTTPCache`.
+    /// readable, is restored. A logout (`removeToken()`) empties the API's `HTTPCache`. A built-in OAuth authenticator without a `transport` of its own
+    /// reaches its token endpoint as the API's calls go: on the scope's session, with its TLS
+    /// settings and proxy (`TokenRequestTransport`).
     ///
     /// A store must belong to one API: two APIs sharing one would overwrite each other's saved
     /// token and, after a restart, both would load the same one. Such sharing is logged as an
@@ -433,7 +443,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let coordinator = AuthenticationCoordinator(
             authenticator: authenticator, store: store, configuration: configuration,
             logger: logger, telemetry: RefreshTelemetry(api: name, scope: self.configuration, backlog: reportBacklog),
-            onTokenRemoved: { [weak self] in self?.configuration.cache?.removeAll() })
+            onTokenRemoved: { [weak self] in self?.configuration.cache?.removeAll() },
+            tokenRequestTransport: { [weak self] in self.map { TokenRequestTransport(scope: $0.configuration) } })
         state.withLock { $0.authentication = coordinator }
         return coordinator
     }
@@ -452,7 +463,10 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let snapshot = self.snapshot
         guard let coordinator = snapshot.authentication else { return }
         if let name = placement.parameterName { operation.redaction = operation.redaction.adding(parameters: [name]) }
-        operation.use(ScopedAuthentication(coordinator: coordinator, placement: placement, origins: snapshot.configuration.origins))
+        operation.use(
+            ScopedAuthentication(
+                coordinator: coordinator, placement: placement, origins: snapshot.configuration.origins,
+                allowsInsecureTransport: snapshot.configuration.allowsInsecureTransport))
     }
 
     /// Turns the API's authentication off: its operations no longer carry a token.

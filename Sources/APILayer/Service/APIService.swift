@@ -14,8 +14,9 @@ import ServiceLifecycle
 /// 2. lets the calls in flight finish, retries and replays included, for up to `drainTimeout`;
 /// 3. cancels the calls still running, and waits until each has ended;
 /// 4. stops the APIs' token refreshers (`AuthenticationCoordinator.stop()`), waits for a shared
-///    token store's writes (`flushStore()`), stops the connectivity monitors, and shuts the
-///    sessions' engines down.
+///    token store's writes (`flushStore()`) and for each API cache's disk writes
+///    (`HTTPCache.flush()`), each for at most `cancelGrace`, stops the connectivity monitors,
+///    and shuts the sessions' engines down.
 /// When its task is cancelled instead, it skips step 2. Every call ends once: finished, failed
 /// or cancelled.
 ///
@@ -144,10 +145,25 @@ public final class APIService: Service, Sendable, CustomStringConvertible {
         if unended > 0 {
             logger.error("\(description): \(unended) cancelled calls did not end within \(Self.seconds(configuration.cancelGrace)) s")
         }
+        for scope in scopes { scope.authentication?.stop() }
+        // A shared store's background writes (a login, a logout) and the caches' disk writes land
+        // before the process ends — each waited for at most `cancelGrace`: a database that went
+        // away must not hold the stop past the orchestrator's grace period.
         for scope in scopes {
-            scope.authentication?.stop()
-            // A shared store's background writes (a login, a logout) land before the process ends.
-            await scope.authentication?.flushStore()
+            if let authentication = scope.authentication {
+                let flushed = await Self.run(upTo: configuration.cancelGrace) { await authentication.flushStore() }
+                if !flushed {
+                    let grace = Self.seconds(configuration.cancelGrace)
+                    logger.error("\(description): the token store of API \(scope.name) did not take its writes within \(grace) s")
+                }
+            }
+            if let cache = scope.configuration.cache {
+                let flushed = await Self.run(upTo: configuration.cancelGrace) { await Self.flush(cache) }
+                if !flushed {
+                    let grace = Self.seconds(configuration.cancelGrace)
+                    logger.error("\(description): the cache of API \(scope.name) did not write its entries within \(grace) s")
+                }
+            }
         }
         for monitor in monitors() { monitor.stop() }
         let sessions = sessionsToShutDown()
@@ -171,6 +187,40 @@ public final class APIService: Service, Sendable, CustomStringConvertible {
             group.addTask { try? await Task.sleep(for: limit) }
             await group.next()
             group.cancelAll()
+        }
+    }
+
+    /// Whether `work` ended within `limit`; it goes on in the background when it did not (a
+    /// task group would wait for it at its end, whatever its cancellation).
+    private static func run(upTo limit: Duration, _ work: @escaping @Sendable () async -> Void) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answered = Locked(false)
+            let answer: @Sendable (Bool) -> Void = { value in
+                let first = answered.withLock { answered -> Bool in
+                    defer { answered = true }
+                    return !answered
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            let timer = Task {
+                try? await Task.sleep(for: limit)
+                answer(false)
+            }
+            Task {
+                await work()
+                answer(true)
+                timer.cancel()
+            }
+        }
+    }
+
+    /// Waits for `cache`'s disk writes off the cooperative threads (`HTTPCache.flush()` blocks).
+    private static func flush(_ cache: HTTPCache) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                cache.flush()
+                continuation.resume()
+            }
         }
     }
 

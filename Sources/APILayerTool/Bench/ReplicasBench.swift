@@ -50,8 +50,7 @@ struct ReplicasBench: AsyncParsableCommand {
         var logger = Logger(label: "apilayer.bench.replicas")
         logger.logLevel = .warning
         let client = PostgresClient(
-            configuration: .init(
-                host: cluster.host, port: cluster.port, username: cluster.username, password: nil, database: cluster.database, tls: .disable))
+            configuration: .init(unixSocketPath: cluster.socketPath, username: cluster.username, password: nil, database: cluster.database))
         let runner = Task { await client.run() }
         defer { runner.cancel() }
         let setup = Fleet(
@@ -130,7 +129,7 @@ private struct Fleet {
 
     func arguments(realm: String, account: String, calls: Int) -> [String] {
         [
-            "--url", demo.absoluteString, "--realm", realm, "--postgres-port", "\(cluster.port)", "--account", account,
+            "--url", demo.absoluteString, "--realm", realm, "--postgres-socket", cluster.socketPath, "--account", account,
             "--lease", "\(lease)", "--calls", "\(calls)", "--engine", engine,
         ]
     }

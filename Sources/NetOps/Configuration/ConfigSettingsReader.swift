@@ -177,17 +177,17 @@ package struct ConfigSettingsReader: Sendable {
     }
 
     /// The text of the file whose path `key` gives, trimmed of surrounding white space: a secret
-    /// kept in a file of its own (a mounted secret, a `*_FILE` variable's convention). Errors name
-    /// the key and the path, never the content.
+    /// kept in a file of its own (a mounted secret, a `*_FILE` variable's convention). The file
+    /// is read as `SecretFile` reads it: a regular file others may not read and only its owner
+    /// may write, owned by this process's user or root, at most 1 MiB. Errors name the key and
+    /// the path (and a mode), never the content.
     package func secretFile(_ key: String) throws -> String? {
         guard let path = try string(key) else { return nil }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw error(key, .unusableFile("no such file: \(path)"))
-        }
-        guard !isFolder.boolValue else { throw error(key, .unusableFile("a folder, not a file: \(path)")) }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw error(key, .unusableFile("the file cannot be read: \(path)"))
+        let data: Data
+        do {
+            data = try SecretFile.read(path)
+        } catch {
+            throw self.error(key, .unusableFile(error.description))
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw error(key, .unusableFile("the file is not UTF-8 text: \(path)"))

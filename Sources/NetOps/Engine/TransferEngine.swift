@@ -31,6 +31,9 @@ package protocol TransferEngine: Sendable {
     /// text is the same across restarts and holds no secret (an `HTTPCache` digests it into its
     /// keys).
     func transportIdentity(for transport: TransportChoice, url: URL?) -> String
+
+    /// The TLS settings a transfer that asks for none of its own gets.
+    var defaultTLS: TLSSettings { get }
 }
 
 extension TransferEngine {
@@ -45,6 +48,9 @@ extension TransferEngine {
     package func transportIdentity(for transport: TransportChoice, url: URL?) -> String {
         String(describing: type(of: self))
     }
+
+    /// The system's trust, TLS 1.2 or newer, verifying: what the URLSession engine always does.
+    package var defaultTLS: TLSSettings { .standard }
 }
 
 /// Where a request's body comes from.

@@ -165,7 +165,10 @@ final class URLSessionEngine: TransferEngine {
         case nil:
             return nil
         case let .environment(variables):
-            guard let url, variables.proxy(for: url) != environmentProxies.proxy(for: url) else { return nil }
+            // The process's own variables: libcurl does what they say (it can use an https proxy).
+            guard let url, variables != environmentProxies else { return nil }
+            if let refusal = variables.refusal(for: url) { return .cannotConnect(refusal) }
+            guard variables.proxy(for: url) != environmentProxies.proxy(for: url) else { return nil }
             return .cannotConnect(
                 "the URLSession engine follows this process's proxy variables, which send \(url.host ?? "the host") "
                     + "\(environmentProxies.proxy(for: url).map { "through \($0)" } ?? "directly"), not as the variables given; "

@@ -14,8 +14,11 @@ import Foundation
 ///   entry is ignored, as curl ignores it.
 ///
 /// A proxy is written `[scheme://][user:password@]host[:port]`: scheme `http` (the default) or
-/// `socks5`/`socks5h`, port 1080 when none is given (curl's default). A value that cannot be
-/// read is ignored, as curl ignores it, and `isValid` says so.
+/// `socks5`/`socks5h`, port 1080 when none is given (curl's default). A value NetOps cannot use
+/// (an `https://` or `socks4://` proxy, a value that is no URL) makes `isValid` false, and a
+/// request it would carry fails on the NIO engine (`refusal(for:)`) instead of going directly,
+/// which would send it where its operators meant it not to go. `NO_PROXY` entries may be
+/// bracketed IPv6 addresses (`[::1]`, with or without a port) and names with a trailing dot.
 public struct EnvironmentProxies: Sendable, Hashable {
     /// The proxy for http URLs.
     public let http: ProxySettings?
@@ -25,21 +28,57 @@ public struct EnvironmentProxies: Sendable, Hashable {
     public let exclusions: [String]
     /// False when a variable was set but could not be read as a proxy.
     public let isValid: Bool
+    /// The variable for http URLs, and its scheme, when it names a proxy NetOps cannot use.
+    private let unusableHTTP: Unusable?
+    /// The variable for https URLs, and its scheme, when it names a proxy NetOps cannot use.
+    private let unusableHTTPS: Unusable?
+
+    /// A variable that names a proxy NetOps cannot use.
+    private struct Unusable: Sendable, Hashable {
+        let variable: String
+        let scheme: String
+    }
 
     /// The proxies `environment` names.
     public init(_ environment: [String: String]) {
-        func value(_ names: String...) -> String? {
-            names.lazy.compactMap { environment[$0] }.first { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        func value(_ names: String...) -> (name: String, text: String)? {
+            for name in names {
+                if let text = environment[name], !text.trimmingCharacters(in: .whitespaces).isEmpty { return (name, text) }
+            }
+            return nil
         }
         let all = value("all_proxy", "ALL_PROXY")
         let httpText = value("http_proxy") ?? all
         let httpsText = value("https_proxy", "HTTPS_PROXY") ?? all
-        http = httpText.flatMap(Self.parse)
-        https = httpsText.flatMap(Self.parse)
+        http = httpText.flatMap { Self.parse($0.text) }
+        https = httpsText.flatMap { Self.parse($0.text) }
         isValid = (httpText == nil || http != nil) && (httpsText == nil || https != nil)
-        exclusions = (value("no_proxy", "NO_PROXY") ?? "").split(separator: ",").map {
+        unusableHTTP = http == nil ? httpText.map { Unusable(variable: $0.name, scheme: Self.scheme(of: $0.text)) } : nil
+        unusableHTTPS = https == nil ? httpsText.map { Unusable(variable: $0.name, scheme: Self.scheme(of: $0.text)) } : nil
+        exclusions = (value("no_proxy", "NO_PROXY")?.text ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }.filter { !$0.isEmpty }
+    }
+
+    /// Why a request to `url` cannot go as these variables say: the variable for its scheme names
+    /// a proxy NetOps cannot use; nil when it can go (through a proxy or directly).
+    public func refusal(for url: URL) -> String? {
+        let unusable: Unusable?
+        switch url.scheme?.lowercased() {
+        case "http": unusable = unusableHTTP
+        case "https": unusable = unusableHTTPS
+        default: unusable = nil
+        }
+        guard let unusable, let host = url.host?.lowercased(), !isExcluded(host) else { return nil }
+        return "\(unusable.variable) names a \(unusable.scheme) proxy, which NetOps cannot use (only http:// and socks5:// proxies); "
+            + "the request is not sent directly instead: unset the variable, add \(host) to NO_PROXY, or choose a proxy in code"
+    }
+
+    /// The scheme a proxy value names (`https://`, `socks4://`), or `unreadable` when it names none.
+    private static func scheme(of text: String) -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let end = trimmed.range(of: "://") else { return "unreadable" }
+        return trimmed[..<end.lowerBound].lowercased() + "://"
     }
 
     /// The proxy a request to `url` goes through; nil: directly.
@@ -56,16 +95,27 @@ public struct EnvironmentProxies: Sendable, Hashable {
 
     /// Whether `host` connects directly (`no_proxy`).
     func isExcluded(_ host: String) -> Bool {
-        let host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var host = Substring(host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host)
+        while host.hasSuffix(".") { host = host.dropLast() }
         for entry in exclusions {
             if entry == "*" { return true }
-            if let range = IPRange(entry), let address = IPRange.bytes(of: host) {
+            var name = Substring(entry)
+            if name.hasPrefix("[") {
+                // A bracketed IPv6 address, maybe with a port: `[::1]`, `[::1]:8080`, `[fd00::]/8`.
+                guard let close = name.firstIndex(of: "]") else { continue }
+                let rest = name[name.index(after: close)...]
+                name = name[name.index(after: name.startIndex)..<close] + (rest.hasPrefix("/") ? rest : "")
+            } else if let colon = name.lastIndex(of: ":"), name.firstIndex(of: ":") == colon {
+                // A name or IPv4 address with a port.
+                name = name[..<colon]
+            }
+            if let range = IPRange(String(name)), let address = IPRange.bytes(of: String(host)) {
                 if range.contains(address) { return true }
                 continue
             }
-            var name = Substring(entry)
-            if let colon = name.lastIndex(of: ":"), !name.contains("]"), name.firstIndex(of: ":") == colon { name = name[..<colon] }
-            if name.hasPrefix(".") { name = name.dropFirst() }
+            while name.hasPrefix(".") { name = name.dropFirst() }
+            while name.hasSuffix(".") { name = name.dropLast() }
+            guard !name.isEmpty else { continue }
             if host == name || host.hasSuffix("." + name) { return true }
         }
         return false

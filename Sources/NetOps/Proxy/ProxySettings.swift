@@ -18,7 +18,7 @@ public struct ProxySettings: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A user name and password for an HTTP proxy (`Proxy-Authorization: Basic`).
-    public struct Credentials: Sendable, Hashable, CustomStringConvertible {
+    public struct Credentials: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
         /// The user name.
         public var username: String
         /// The password; never printed.
@@ -32,6 +32,9 @@ public struct ProxySettings: Sendable, Hashable, CustomStringConvertible {
 
         /// `username:<redacted>`.
         public var description: String { "\(username):<redacted>" }
+
+        /// The user name and `<redacted>`: `dump()` and debuggers never show the password.
+        public var customMirror: Mirror { Mirror(self, children: ["username": username, "password": "<redacted>"]) }
     }
 
     /// How the proxy is spoken to.

@@ -13,14 +13,17 @@ import FoundationNetworking
 ///   CR, LF and NUL are what a request smuggler needs). Bytes from U+0080 up (obs-text) pass.
 /// - The fields the engine writes itself are dropped: `Content-Length` and `Transfer-Encoding`
 ///   (the body's framing: a `Content-Length` shorter than the body makes two requests of one on a
-///   kept-alive connection), `Host`, and the connection's own fields (`Connection`, `Keep-Alive`,
-///   `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`).
+///   kept-alive connection), `Host`, the connection's own fields (`Connection`, `Keep-Alive`,
+///   `Proxy-Connection`, `TE`, `Trailer`, `Upgrade`), and `Proxy-Authorization`: a proxy's
+///   credentials go to the proxy alone, in the `CONNECT` the engine writes
+///   (`ProxySettings.Credentials`); a caller's would travel inside the tunnel to the origin.
 ///
 /// A refusal names the field, never its value (which may be a credential).
 package enum RequestCheck {
     /// Fields a caller may not set: the engine frames the message and manages the connection.
     package static let engineOwnedFields: [String] = [
         "Content-Length", "Transfer-Encoding", "Host", "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Trailer", "Upgrade",
+        "Proxy-Authorization",
     ]
 
     /// `request` ready for an engine: its engine-owned fields dropped; or the reason it cannot go.

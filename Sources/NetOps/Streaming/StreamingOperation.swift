@@ -23,6 +23,11 @@ public typealias SO = StreamingOperation
 /// the reader caught up; any other request arrives whole, and a reader more than
 /// `maximumBufferedBytes` behind fails the operation (`NetOpsError.Kind.stream`).
 ///
+/// **Size.** A stream keeps nothing, so it has no size limit unless one is set on it
+/// (`maximumResponseBodyBytes`, which an API scope's `adopt` sets to the scope's): past it the
+/// operation fails with `transport(code: BaseOperation.responseBodyTooLargeCode, …)`, which the
+/// body's read throws — the bound a reader needs that collects the body whole.
+///
 /// **Its life.** The operation is working until the body ended: `run()` returns (or throws) then,
 /// and the body's last read returns nil (or throws the operation's error). A response whose
 /// status the operation does not accept is not streamed: the operation fails with

@@ -4,22 +4,25 @@ import NIOSSL
 /// Reads and checks the certificates and keys `TLSSettings` are made of, once, turning every
 /// failure into a `TLSSettingsError` that names its source.
 enum TLSMaterial {
-    /// The PEM bytes of `source`.
-    static func pem(of source: TLSSettings.PEMSource) throws -> [UInt8] {
+    /// The most bytes of a PEM file of certificates read (a bundle of a system's roots is a few
+    /// hundred KiB).
+    static let maximumCertificateFileBytes = 8 << 20
+
+    /// The PEM bytes of `source`. A private key's file (`isPrivate`) is read as `SecretFile`
+    /// reads a secret (others may not read it, at most 1 MiB); a certificate's file is only
+    /// bounded in size. Neither may be a FIFO or a device.
+    static func pem(of source: TLSSettings.PEMSource, isPrivate: Bool = false) throws -> [UInt8] {
         let bytes: [UInt8]
         switch source {
         case let .bytes(data, _):
             bytes = Array(data)
         case let .file(path):
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-                throw TLSSettingsError(source: path, reason: .missingFile)
-            }
-            guard !isFolder.boolValue else { throw TLSSettingsError(source: path, reason: .unreadable("a folder")) }
             do {
-                bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+                bytes = Array(
+                    try SecretFile.read(
+                        path, checksAccess: isPrivate, limit: isPrivate ? SecretFile.maximumBytes : maximumCertificateFileBytes))
             } catch {
-                throw TLSSettingsError(source: path, reason: .unreadable((error as NSError).localizedDescription))
+                throw TLSSettingsError(source: path, reason: error.isMissing ? .missingFile : .unreadable(error.description))
             }
         }
         // A PEM block starts a line: `-----BEGIN CERTIFICATE-----`.
@@ -51,7 +54,7 @@ enum TLSMaterial {
 
     /// The private key in `source`.
     static func privateKey(from source: TLSSettings.PEMSource) throws -> NIOSSLPrivateKey {
-        let bytes = try pem(of: source)
+        let bytes = try pem(of: source, isPrivate: true)
         do {
             return try NIOSSLPrivateKey(bytes: bytes, format: .pem)
         } catch {

@@ -107,6 +107,10 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
     ///   - clientKey: the certificate's private key (PKCS#8 or the algorithm's own PEM,
     ///     unencrypted).
     ///   - minimumVersion: the oldest protocol accepted (default: TLS 1.2).
+    /// A private key's file is read as a secret is: a regular file others may not read and only
+    /// its owner may write, owned by this process's user or root, at most 1 MiB; certificate
+    /// files at most 8 MiB.
+    ///
     /// - Throws: `TLSSettingsError` naming the file (or the bytes' name) that could not be used.
     public init(
         trustRoots: TrustRoots = .system, clientCertificate: PEMSource? = nil, clientKey: PEMSource? = nil,
@@ -193,6 +197,19 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
     public var isStandard: Bool {
         storage === Self.standard.storage
             || (trustRoots == .system && clientCertificate == nil && minimumVersion == .tls12 && verifiesCertificates)
+    }
+
+    /// The same trust, version and verification, without the client certificate: what a
+    /// redirect to another origin than the API's is sent with.
+    package func withoutClientCertificate() -> TLSSettings {
+        guard clientCertificate != nil else { return self }
+        var configuration = storage.configuration
+        configuration.certificateChain = []
+        configuration.privateKey = nil
+        return TLSSettings(
+            storage: Storage(
+                configuration: configuration, trustRoots: trustRoots, clientCertificate: nil, minimumVersion: minimumVersion,
+                verifiesCertificates: verifiesCertificates))
     }
 
     /// Whether both are the same settings (made once and copied), which engines can share
