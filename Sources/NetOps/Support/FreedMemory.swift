@@ -14,7 +14,7 @@ import Foundation
 enum FreedMemory {
     /// `malloc_trim`, looked up once (it is not in the Glibc module map); nil where the C
     /// library has none.
-    nonisolated(unsafe) private static let trim: (@convention(c) (Int) -> Int32)? = {
+    private static let trim: (@convention(c) (Int) -> Int32)? = {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
     }()

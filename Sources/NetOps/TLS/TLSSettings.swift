@@ -209,7 +209,7 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         return TLSSettings(
             storage: Storage(
                 configuration: configuration, trustRoots: trustRoots, clientCertificate: nil, minimumVersion: minimumVersion,
-                verifiesCertificates: verifiesCertificates))
+                verifiesCertificates: verifiesCertificates, fingerprint: storage.fingerprint + " without client certificate"))
     }
 
     /// Whether both are the same settings (made once and copied), which engines can share
