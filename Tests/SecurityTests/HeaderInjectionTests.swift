@@ -21,7 +21,6 @@ struct HeaderInjectionTests {
     ) async throws -> (NetOpsError?, [RecordingHTTPServer.Request]) {
         let server = try await RecordingHTTPServer.start()
         let operation = make(server).on(engine)
-        operation.idleTimeout = 5
         let error: NetOpsError?
         do {
             try await operation.run()
