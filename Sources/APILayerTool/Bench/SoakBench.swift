@@ -84,10 +84,16 @@ struct SoakBench: AsyncParsableCommand {
         var settled = await driver.run(0..<tenth, concurrency: concurrency, stallLimit: stallLimit)
         var elapsed = started.duration(to: clock.now)
         let early = await Self.quiescentReading(probe: base, session: session)
-        if settled {
+        // The rest a tenth at a time, the resident size read after each (without the quiet
+        // time): whether memory grows with the calls or levels off.
+        var trend = [early.residentBytes]
+        for part in 1..<10 where settled {
+            let range = (calls * part / 10)..<(part == 9 ? calls : calls * (part + 1) / 10)
             started = clock.now
-            settled = await driver.run(tenth..<calls, concurrency: concurrency, stallLimit: stallLimit)
+            settled = await driver.run(range, concurrency: concurrency, stallLimit: stallLimit)
             elapsed += started.duration(to: clock.now)
+            ProcessMetrics.returnFreedMemory()
+            trend.append(ProcessMetrics.residentBytes())
         }
         let late = await Self.quiescentReading(probe: base, session: session)
         let lost = ledger.lost(in: 0..<calls)
@@ -124,6 +130,9 @@ struct SoakBench: AsyncParsableCommand {
                 format:
                     "RSS after the first 10 %%: %.1f MiB, after the run: %.1f MiB; open descriptors: %d, then %d (each read with no call in flight, 3 s after the last ended, after malloc_trim)",
                 Double(early.residentBytes) / mebibyte, Double(late.residentBytes) / mebibyte, early.descriptors, late.descriptors),
+            "RSS after each tenth of the calls, MiB: " + trend.map { String(format: "%.1f", Double($0) / mebibyte) }.joined(separator: ", "),
+            "operations still alive after the run: \(ledger.watchedAlive.alive) of the \(ledger.watchedAlive.watched) watched "
+                + "(one call in \(SoakLedger.sampling), by a weak reference)",
             "lost: \(lost.neverEnded) never ended (or their waiter never returned), \(lost.endedTwice) ended twice"
                 + (settled ? "" : "; the run stalled: nothing ended for \(Int(stallLimit)) s"),
             "ends: " + outcomes.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),

@@ -73,7 +73,7 @@ final class SoakDriver: Sendable {
 
     private func drive<Model>(_ operation: APIOperation<Model>, _ index: Int, _ plan: SoakMix.Call) async {
         let ledger = ledger
-        ledger.started(index)
+        ledger.started(index, operation)
         (operation as BaseOperation).onCompletion { ledger.ended(index, $0) }
         let disturbed = disturbed
         if plan.cancels {

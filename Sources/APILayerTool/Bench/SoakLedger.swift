@@ -19,9 +19,14 @@ final class SoakLedger: Sendable {
     }
 
     private let state: Locked<State>
+    /// One call in `sampling` is watched by a weak reference: after the run, the ones still alive
+    /// were kept by something.
+    static let sampling = 100
+    private let watched: [Locked<WatchedOperation>]
 
     /// A ledger for calls numbered `0..<calls`.
     init(calls: Int) {
+        watched = (0..<(calls + Self.sampling - 1) / Self.sampling).map { _ in Locked(WatchedOperation()) }
         state = Locked(State(ends: [UInt8](repeating: 0, count: calls)))
         state.withLock { state in
             state.outcomes.reserveCapacity(32)
@@ -29,8 +34,9 @@ final class SoakLedger: Sendable {
         }
     }
 
-    /// Call `index` is about to start.
-    func started(_ index: Int) {
+    /// Call `index` is about to start, as `operation`.
+    func started(_ index: Int, _ operation: BaseOperation) {
+        if index % Self.sampling == 0 { watched[index / Self.sampling].withLock { $0.operation = operation } }
         state.withLock { state in
             state.started += 1
             state.waiting.insert(index)
@@ -70,6 +76,11 @@ final class SoakLedger: Sendable {
         }
     }
 
+    /// The watched operations still alive, of those watched.
+    var watchedAlive: (alive: Int, watched: Int) {
+        (watched.reduce(0) { $0 + ($1.withLock { $0.operation } == nil ? 0 : 1) }, watched.count)
+    }
+
     /// Ends by outcome, and the failures outside the expected ones.
     var outcomes: (counts: [String: Int], unexpected: [String]) { state.withLock { ($0.outcomes, $0.unexpected) } }
 
@@ -84,4 +95,9 @@ final class SoakLedger: Sendable {
         default: return "other"
         }
     }
+}
+
+/// A weak reference to one operation of a soak run.
+private struct WatchedOperation {
+    weak var operation: BaseOperation?
 }
