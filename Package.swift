@@ -217,8 +217,9 @@ let package = Package(
         .target(
             name: "Chaos",
             dependencies: [
-                "NetOps", "NetOpsNIO", "APILayer", "DemoServer",
+                "NetOps", "NetOpsNIO", "APILayer", "DemoServer", "Templater",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
