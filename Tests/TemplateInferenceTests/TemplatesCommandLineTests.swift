@@ -115,4 +115,33 @@ struct TemplatesCommandLineTests {
         #expect(mixed.status == 2)
         #expect(mixed.error.contains("cannot compare the folder \(folder.path) with the file \(new)"), "\(mixed.error)")
     }
+
+    @Test(arguments: TestEngine.allCases)
+    func recordGetsEachURLAndSkipsWhatIsNotA2xxJSONAnswer(_ engine: TestEngine) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let issue = try await TestServer.url("bench/issue?access_token=hunter2").absoluteString
+        let page = try await TestServer.url("bench/issues").absoluteString
+        let missing = try await TestServer.url("status/404?access_token=hunter2").absoluteString
+        let engineName = engine == .nio ? "nio" : "urlsession"
+        let run = try await APILayerExecutable.run([
+            "templates", "record", issue, page, missing, "--name", "issues/get", "--out", folder.path, "--engine", engineName,
+        ])
+        // The page is an array, the issue an object: the page is refused, the 404 skipped.
+        #expect(run.status == 1, "\(run.error)")
+        #expect(run.error.contains("status/404?access_token=<redacted>: HTTP 404: not recorded"), "\(run.error)")
+        #expect(run.error.contains("its top-level value is an array"), "\(run.error)")
+        #expect(!run.error.contains("hunter2") && !run.output.contains("hunter2"))
+        #expect(run.output.contains("inferred from 1 answers"), "\(run.output)")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("issues/get.json").path))
+
+        let again = try await APILayerExecutable.run([
+            "templates", "record", issue, "--repeat", "3", "--name", "issues/get", "--out", folder.path, "--engine", engineName, "--json",
+        ])
+        #expect(again.status == 0, "\(again.error)")
+        #expect(again.output.contains(#""recorded":3"#))
+        let nothing = try await APILayerExecutable.run(["templates", "record", missing, "--name", "x", "--out", folder.path])
+        #expect(nothing.status == 2)
+        #expect(nothing.error.contains("no answer was recorded"))
+    }
 }

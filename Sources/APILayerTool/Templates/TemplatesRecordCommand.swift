@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetOps
+import NetOpsNIO
 import TemplateInference
 import Templater
 import Validator
@@ -12,7 +13,7 @@ import Validator
 /// Exit codes: 0 every answer was recorded; 1 some were not (a status other than 2xx, a body
 /// that is not JSON, a transport failure: each is listed) but the template was written from the
 /// others; 2 nothing was recorded, or the template could not be written (the file is named).
-struct TemplatesRecordCommand: ParsableCommand {
+struct TemplatesRecordCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "GET URLs and infer one method's template from their answers.",
@@ -41,6 +42,9 @@ struct TemplatesRecordCommand: ParsableCommand {
     @Flag(help: "Print the report as one JSON object.")
     var json = false
 
+    @Option(help: "The engine under the requests: urlsession (default) or nio (SwiftNIO, AsyncHTTPClient).")
+    var engine: DemoCommand.Engine = .urlsession
+
     @OptionGroup var inference: InferenceArguments
 
     func validate() throws {
@@ -51,7 +55,19 @@ struct TemplatesRecordCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    func run() async throws {
+        guard engine == .nio else { return try await record(using: .shared) }
+        let session = NetworkSession.nio(configuration: NIOEngineConfiguration())
+        do {
+            try await record(using: session)
+        } catch {
+            try? await session.shutdown()
+            throw error
+        }
+        try? await session.shutdown()
+    }
+
+    private func record(using session: NetworkSession) async throws {
         let targets = try urls.map { text -> URL in
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 TemplatesCLI.printError("error: not an http(s) URL: \(text)")
@@ -79,7 +95,7 @@ struct TemplatesRecordCommand: ParsableCommand {
         var recorded = 0
         for url in targets {
             for _ in 0..<`repeat` {
-                let reason = fetch(url, headers: requestHeaders, into: recorder, as: method, redaction: redaction)
+                let reason = await fetch(url, headers: requestHeaders, session: session, into: recorder, as: method, redaction: redaction)
                 if let reason {
                     let shown = redaction.url(url)
                     skipped.append(.object(["url": .string(shown), "reason": .string(reason)]))
@@ -114,13 +130,14 @@ struct TemplatesRecordCommand: ParsableCommand {
     }
 
     /// GETs `url` and records its answer; the reason it was not recorded, or nil.
-    private func fetch(_ url: URL, headers: [String: String], into recorder: TemplateRecorder, as method: String, redaction: Redaction)
-        -> String?
-    {
+    private func fetch(
+        _ url: URL, headers: [String: String], session: NetworkSession, into recorder: TemplateRecorder, as method: String,
+        redaction: Redaction
+    ) async -> String? {
         let operation = DTO.get(url, headers: headers)
         operation.redaction = redaction
-        operation.acceptableStatusCodes = Set(200..<300)
-        operation.syncStart()
+        operation.privateSession = session
+        _ = try? await operation.run()
         guard operation.state == .successFinished else {
             if let status = operation.statusCode { return "HTTP \(status): not recorded" }
             return operation.error.map { redaction.text($0.description) } ?? "no answer"
