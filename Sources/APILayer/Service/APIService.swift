@@ -13,9 +13,10 @@ import ServiceLifecycle
 ///    `.rejected` for an operation made earlier, both carrying `ServiceStoppingError`);
 /// 2. lets the calls in flight finish, retries and replays included, for up to `drainTimeout`;
 /// 3. cancels the calls still running, and waits until each has ended;
-/// 4. stops the APIs' token refreshers (`AuthenticationCoordinator.stop()`), waits for a shared
-///    token store's writes (`flushStore()`), stops the connectivity monitors, and shuts the
-///    sessions' engines down.
+/// 4. writes what the APIs recorded (`TemplateRecorder.flush()`, for scopes with a
+///    `TemplateRecording`), stops the APIs' token refreshers (`AuthenticationCoordinator.stop()`),
+///    waits for a shared token store's writes (`flushStore()`), stops the connectivity monitors,
+///    and shuts the sessions' engines down.
 /// When its task is cancelled instead, it skips step 2. Every call ends once: finished, failed
 /// or cancelled.
 ///
@@ -145,6 +146,10 @@ public final class APIService: Service, Sendable, CustomStringConvertible {
             logger.error("\(description): \(unended) cancelled calls did not end within \(Self.seconds(configuration.cancelGrace)) s")
         }
         for scope in scopes {
+            // Every call has ended: what the scope recorded is complete, and written now.
+            do { try scope.templateRecorder?.flush() } catch {
+                logger.error("\(description): \(scope.name): \(error)")
+            }
             scope.authentication?.stop()
             // A shared store's background writes (a login, a logout) land before the process ends.
             await scope.authentication?.flushStore()
