@@ -349,7 +349,10 @@ let package = Package(
         ),
         .testTarget(
             name: "SampleAPITests",
-            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport"],
+            dependencies: [
+                "SampleAPI", "APILayer", "NetOps", "Templater", "TemplateInference", "Validator", "SampleTemplates", "DemoServer",
+                "ThreadSanitizerSuppressions", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
