@@ -94,7 +94,8 @@ public struct TemplateInferrer: Sendable {
 public struct InferredTemplate: Sendable, Equatable {
     /// The template, `-Rules` included, ready for `TemplateStore.write(_:for:)`.
     public var json: JSONValue
-    /// The places where the samples disagreed or a limit was met, ordered by pointer.
+    /// The places where the samples disagreed or a limit was met, in the order of the walk
+    /// (keys sorted, a place before what is inside it).
     public var findings: [InferenceFinding]
     /// How many samples it was inferred from.
     public var sampleCount: Int

@@ -7,8 +7,9 @@ import Templater
 /// templates atomically on `flush()`.
 ///
 /// An `APIScope` whose configuration has a `TemplateRecording` makes one and hands it the
-/// responses of its successful calls; `apilayer templates record` uses one for plain GETs. Any
-/// thread may record at any time.
+/// answers its calls accept (after authentication, the status check and the method's body-error
+/// check, before validation); `apilayer templates record` uses one for plain GETs. Any thread
+/// may record at any time.
 ///
 /// Memory is bounded: per method the merged shape (`TemplateInferrer`), never the samples, and
 /// at most `TemplateRecording.maximumSamplesPerMethod` of them merged. A response is merged

@@ -1,9 +1,10 @@
 import Foundation
 import Templater
 
-/// Where and how much a running service records of its responses: each sampled response of a
-/// successful call is merged into its method's inferred template in memory, and the templates
-/// are written to `folder` on `TemplateRecorder.flush()` (an `APIService` flushes at shutdown).
+/// Where and how much a running service records of its responses: each sampled answer that
+/// passed authentication and the status check is merged into its method's inferred template in
+/// memory, and the templates are written to `folder` on `TemplateRecorder.flush()` (an
+/// `APIService` flushes at shutdown).
 ///
 /// ```swift
 /// APIScope.tracker.configure {
