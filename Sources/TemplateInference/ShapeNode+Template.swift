@@ -116,9 +116,8 @@ struct TemplateRenderer {
             return RenderedPlace(value: .object([:]))
         }
         var members: [String: JSONValue] = [:]
-        let keys = node.fields.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        for key in keys {
-            guard let field = node.fields[key] else { continue }
+        let sorted = node.fields.entries.sorted { $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) }
+        for (key, field) in sorted {
             path.append(JSONPointer.escape(key))
             defer { path.removeLast() }
             if key.hasSuffix("-Rules") {

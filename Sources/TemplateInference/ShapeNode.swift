@@ -31,7 +31,7 @@ struct ShapeNode: Sendable {
     var nullElements = 0
 
     /// The keys of the objects seen here, with how many objects had each.
-    var fields: [String: Field] = [:]
+    var fields = FieldTable()
     /// The objects here had too many distinct keys: a map, its keys dropped.
     var isMap = false
     /// Values here were deeper than the depth limit and were not merged.
@@ -101,25 +101,29 @@ struct ShapeNode: Sendable {
                 return
             }
             guard !isMap else { return }
-            for (key, child) in members {
-                // One hash lookup for a key seen before: its field is changed in place.
-                if let index = fields.index(forKey: key) {
-                    fields.values[index].present += 1
-                    fields.values[index].node.merge(child, depth: depth + 1, context: &context)
-                    continue
-                }
-                guard fields.count < context.options.maximumKeysPerObject else {
-                    becomeMap(context: &context)
-                    return
-                }
-                guard context.claimPlace() else {
-                    droppedKeys = true
-                    continue
-                }
-                var node = ShapeNode(isSecret: isSecret || context.isSecret(key))
-                node.merge(child, depth: depth + 1, context: &context)
-                fields[key] = Field(present: 1, node: node)
+            mergeMembers(members, depth: depth, context: &context)
+        }
+    }
+
+    /// Merges an object's members into the fields.
+    private mutating func mergeMembers(_ members: [String: JSONValue], depth: Int, context: inout MergeContext) {
+        for (key, child) in members {
+            if let position = fields.position(of: key) {
+                fields[position].present += 1
+                fields[position].node.merge(child, depth: depth + 1, context: &context)
+                continue
             }
+            guard fields.count < context.options.maximumKeysPerObject else {
+                becomeMap(context: &context)
+                return
+            }
+            guard context.claimPlace() else {
+                droppedKeys = true
+                continue
+            }
+            var node = ShapeNode(isSecret: isSecret || context.isSecretKey(key))
+            node.merge(child, depth: depth + 1, context: &context)
+            fields.append(key, Field(present: 1, node: node))
         }
     }
 
@@ -152,14 +156,14 @@ struct ShapeNode: Sendable {
 
     /// Drops this place's keys: its objects are a map keyed by data.
     private mutating func becomeMap(context: inout MergeContext) {
-        context.releasePlaces(fields.values.reduce(0) { $0 + 1 + $1.node.placeCount })
-        fields = [:]
+        context.releasePlaces(fields.entries.reduce(0) { $0 + 1 + $1.1.node.placeCount })
+        fields = FieldTable()
         isMap = true
     }
 
     /// The places below this one, this one excluded.
     var placeCount: Int {
-        element.reduce(0) { $0 + 1 + $1.placeCount } + fields.values.reduce(0) { $0 + 1 + $1.node.placeCount }
+        element.reduce(0) { $0 + 1 + $1.placeCount } + fields.entries.reduce(0) { $0 + 1 + $1.1.node.placeCount }
     }
 }
 
@@ -170,6 +174,17 @@ struct MergeContext {
     let isSecret: @Sendable (String) -> Bool
     /// The places the shape holds now (the root not counted).
     var places: Int
+    /// What `isSecret` answered for each key asked about (a vocabulary check normalizes the
+    /// name, which costs more than the rest of a key's merge); at most `maximumPlaces` names.
+    var secretKeys: [String: Bool]
+
+    /// Whether `key` names a secret, asked of `isSecret` once per name.
+    mutating func isSecretKey(_ key: String) -> Bool {
+        if let known = secretKeys[key] { return known }
+        let secret = isSecret(key)
+        if secretKeys.count < options.maximumPlaces { secretKeys[key] = secret }
+        return secret
+    }
 
     /// Counts one more place, or answers false when the shape is full.
     mutating func claimPlace() -> Bool {

@@ -33,6 +33,8 @@ public struct TemplateInferrer: Sendable {
     private let isSecret: @Sendable (String) -> Bool
     private var root = ShapeNode()
     private var places = 0
+    /// The secret vocabulary's answers so far, by key.
+    private var secretKeys: [String: Bool] = [:]
     /// The samples merged so far.
     public private(set) var sampleCount = 0
 
@@ -64,9 +66,11 @@ public struct TemplateInferrer: Sendable {
         if let expected = topLevelType, sample.type != .null, sample.type != expected {
             throw .topLevelTypeMismatch(expected: expected, got: sample.type)
         }
-        var context = MergeContext(options: options, isSecret: isSecret, places: places)
+        var context = MergeContext(options: options, isSecret: isSecret, places: places, secretKeys: secretKeys)
+        secretKeys = [:]  // moved into the context, so that it stays uniquely referenced
         root.merge(sample, depth: 0, context: &context)
         places = context.places
+        secretKeys = context.secretKeys
         sampleCount += 1
     }
 

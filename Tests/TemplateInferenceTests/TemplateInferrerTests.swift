@@ -159,4 +159,20 @@ func rules(_ template: JSONValue, _ pointer: String) -> [String: JSONValue] {
         #expect(inferred.json == .array([.null]))
         #expect(inferred.findings.map(\.kind) == [.notSayable])
     }
+
+    @Test func objectsInAnyKeyOrderAreCountedRight() throws {
+        // Elements parsed from one document share a key order; the others come in orders of
+        // their own, with keys added and missing on the way.
+        let page = "[" + (0..<40).map { #"{"id": \#($0), "name": "n\#($0)", "tags": ["t"]}"# }.joined(separator: ", ") + "]"
+        var inferrer = TemplateInferrer(isSecret: testSecrets)
+        try inferrer.add(parsing: Data(page.utf8))
+        try inferrer.add(parsing: Data(#"[{"name": "x", "id": 1, "extra": true}, {"tags": [], "id": 2, "name": "y"}, {"id": 3}]"#.utf8))
+        try inferrer.add(parsing: Data(#"[{"id": null, "name": "z", "tags": ["u"]}]"#.utf8))
+        let template = inferrer.template().json
+        #expect(rules(template, "/0/id") == ["isNullable": .bool(true), "minimum": .int(0)])
+        #expect(rules(template, "/0/name")["isOptional"] == .bool(true))
+        #expect(rules(template, "/0/tags")["isOptional"] == .bool(true))
+        #expect(rules(template, "/0/extra")["isOptional"] == .bool(true))
+        #expect(inferrer.placeCount == 6)
+    }
 }
