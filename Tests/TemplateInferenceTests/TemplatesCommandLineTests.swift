@@ -70,7 +70,7 @@ struct TemplatesCommandLineTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         // A sparse file: 100 MiB long, no disk used.
         let big = folder.appendingPathComponent("big.json")
-        FileManager.default.createFile(atPath: big.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
         let handle = try FileHandle(forWritingTo: big)
         try handle.truncate(atOffset: 100 << 20)
         try handle.close()
@@ -88,7 +88,8 @@ struct TemplatesCommandLineTests {
         let a = try Self.write("{\(members)}", "a.json", in: folder)
         let out = folder.appendingPathComponent("out").appendingPathComponent("big.json").path
         try FileManager.default.createDirectory(atPath: folder.appendingPathComponent("out").path, withIntermediateDirectories: true)
-        // No file may grow past 1 KiB (the template is about 12 KiB): the write fails part way,
+        // No file may grow past 1 KiB (dash counts 512-byte blocks; the template is tens of KiB):
+        // the write fails part way,
         // as on a full disk.
         let run = try await Self.shell(#"ulimit -f 2; trap "" XFSZ; exec "$0" templates infer "$1" --out "$2""#, [a, out])
         #expect(run.status == 2)
@@ -143,5 +144,20 @@ struct TemplatesCommandLineTests {
         let nothing = try await APILayerExecutable.run(["templates", "record", missing, "--name", "x", "--out", folder.path])
         #expect(nothing.status == 2)
         #expect(nothing.error.contains("no answer was recorded"))
+    }
+
+    @Test func aRecordingWhoseDiskFillsUpNamesTheFileAndWritesNothing() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let page = try await TestServer.url("bench/issues").absoluteString
+        let out = folder.appendingPathComponent("recorded")
+        // The page's template is about 15 KiB; no file may grow past 2 KiB (dash counts 512-byte
+        // blocks), as on a full disk.
+        let run = try await Self.shell(
+            #"ulimit -f 4; trap "" XFSZ; exec "$0" templates record "$1" --name issues/list --out "$2""#, [page, out.path])
+        #expect(run.status == 2)
+        #expect(run.error.contains(out.appendingPathComponent("issues/list.json").path) && run.error.contains("cannot be written"), "\(run.error)")
+        let left = FileManager.default.enumerator(atPath: out.path)?.allObjects as? [String] ?? []
+        #expect(left.allSatisfy { !$0.hasSuffix(".json") && !$0.contains(".write-") }, "\(left)")
     }
 }
