@@ -33,7 +33,7 @@ struct TemplatesFromTrafficTests {
         ) {
             sample = APIScope(name: "sample-\(name)")
             tracker = APIScope(name: "tracker-\(name)")
-            APIManager.withDefaultAPI(sample) {
+            _ = APIManager.withDefaultAPI(sample) {
                 SampleAPI.prepareAPIManager(
                     baseURL: server.sampleAPIBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
                     store: InMemoryTokenStore(SampleAPI.signedOutToken(refreshToken: "seed-\(realm)-\(name)")), templates: sampleTemplates)
@@ -197,7 +197,7 @@ struct TemplatesFromTrafficTests {
         let strict = APIScope(name: "tracker-strict")
         strict.configure { $0.session = engine.makeSession() }
         #expect(strict.configuration.validationMode == .strict)
-        try await TrackerAPI.withAPI(strict) {
+        await TrackerAPI.withAPI(strict) {
             TrackerAPI.prepare(
                 baseURL: server.trackerBaseURL(realm: realm), tokenURL: server.tokenURL(realm: realm),
                 clientID: DemoServer.clientCredentials.id, clientSecret: DemoServer.clientCredentials.secret,
