@@ -6,6 +6,7 @@ import Testing
 
 /// `APIManager.prepareBeforeUsing(…, unpacking:)`: the shipped archive is unpacked on the first
 /// start only, and a refused archive leaves the API as it was.
+@Suite(.requires(.zip))
 struct PrepareWithArchiveTests {
     /// A folder holding `users.get.json` zipped by the real `zip` into `shipped.zip`.
     static func shippedArchive() async throws -> (work: URL, archive: URL) {

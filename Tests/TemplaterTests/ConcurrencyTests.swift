@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Validator
 
@@ -125,7 +126,7 @@ struct ConcurrencyTests {
         }
     }
 
-    @Test func unpackingWhileReading() async throws {
+    @Test(.requires(.zip)) func unpackingWhileReading() async throws {
         try await withTemporaryFolderAsync { work in
             let store = TemplateStore(directory: work.appendingPathComponent("t"))
             var made: [URL] = []

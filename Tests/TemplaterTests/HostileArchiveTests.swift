@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import Validator
 
@@ -6,6 +7,7 @@ import Validator
 
 /// Hostile archives, crafted at test time: each is refused, nothing appears outside the target,
 /// and the templates already there are intact.
+@Suite(.requires(.zip, .python3))
 struct HostileArchiveTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var label: String

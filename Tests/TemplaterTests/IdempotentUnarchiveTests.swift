@@ -1,9 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 import Validator
 
 @testable import Templater
 
+@Suite(.requires(.zip))
 struct IdempotentUnarchiveTests {
     /// Packs `files` (name → JSON text) into an archive with Info-ZIP.
     static func makeArchive(_ files: [String: String], at archive: URL) async throws {

@@ -1,10 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 import Validator
 
 @testable import Templater
 
 /// Archives whose entries sit in folders: `issues/list.json` is the template `issues/list`.
+@Suite(.requires(.zip, .python3))
 struct SubfolderArchiveTests {
     static let nestedFiles: [String: String] = [
         "issues/list-for-repo.json": #"{"response": [{"id": 1, "id-Rules": {"minimum": 1}}]}"#,

@@ -1,10 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 import Validator
 
 @testable import Templater
 
 /// Archives made by real tools at test time, unpacked through a store.
+@Suite(.requires(.zip, .python3))
 struct UnarchiveTests {
     struct ToolCase: Sendable, CustomTestStringConvertible {
         var label: String

@@ -18,6 +18,10 @@ public enum RealServer: String, CaseIterable, Sendable, CustomStringConvertible 
     case microsocks
     /// PostgreSQL's server tools (`initdb`, `pg_ctl`), as ``LocalPostgresCluster`` finds them.
     case postgresql
+    /// `zip` (Info-ZIP): the archives the Templater's tests unpack are made by it.
+    case zip
+    /// `python3`: hostile and unusual zip archives (`zipfile`), and files of known types.
+    case python3
 
     /// The variable that turns every skip for a missing server into a failure (CI sets it).
     public static let requireAllVariable = "APILAYER_REQUIRE_SERVERS"
@@ -31,7 +35,7 @@ public enum RealServer: String, CaseIterable, Sendable, CustomStringConvertible 
     public var package: String {
         switch self {
         case .nginx: return "nginx-light"
-        case .openssl, .tinyproxy, .microsocks, .postgresql: return rawValue
+        case .openssl, .tinyproxy, .microsocks, .postgresql, .zip, .python3: return rawValue
         }
     }
 
@@ -43,6 +47,7 @@ public enum RealServer: String, CaseIterable, Sendable, CustomStringConvertible 
         case .openssl: return Self.isExecutableRegularFile(atPath: TestCertificates.opensslPath)
         case .tinyproxy: return Self.isExecutableRegularFile(atPath: ProxyServer.tinyproxyPath)
         case .microsocks: return Self.isExecutableRegularFile(atPath: ProxyServer.microsocksPath)
+        case .zip, .python3: return Self.executableInPath(rawValue) != nil
         case .postgresql:
             guard let bin = LocalPostgresCluster.binDirectory else { return false }
             return ["initdb", "pg_ctl"].allSatisfy { Self.isExecutableRegularFile(atPath: bin.appendingPathComponent($0).path) }
@@ -65,6 +70,13 @@ public enum RealServer: String, CaseIterable, Sendable, CustomStringConvertible 
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
         return access(path, X_OK) == 0
+    }
+
+    /// The first executable regular file named `name` in the folders of `PATH`, as `/usr/bin/env`
+    /// finds it.
+    public static func executableInPath(_ name: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return folders.lazy.map { "\($0)/\(name)" }.first { isExecutableRegularFile(atPath: $0) }
     }
 
     /// A variable counts as set unless it is absent, empty or `0`.

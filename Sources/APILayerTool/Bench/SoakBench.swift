@@ -87,6 +87,7 @@ struct SoakBench: AsyncParsableCommand {
         // The rest a tenth at a time, the resident size read after each (without the quiet
         // time): whether memory grows with the calls or levels off.
         var trend = [early.residentBytes]
+        var heapTrend = [ProcessMetrics.heapInUseBytes()]
         for part in 1..<10 where settled {
             let range = (calls * part / 10)..<(part == 9 ? calls : calls * (part + 1) / 10)
             started = clock.now
@@ -94,6 +95,7 @@ struct SoakBench: AsyncParsableCommand {
             elapsed += started.duration(to: clock.now)
             ProcessMetrics.returnFreedMemory()
             trend.append(ProcessMetrics.residentBytes())
+            heapTrend.append(ProcessMetrics.heapInUseBytes())
         }
         let late = await Self.quiescentReading(probe: base, session: session)
         let lost = ledger.lost(in: 0..<calls)
@@ -131,6 +133,8 @@ struct SoakBench: AsyncParsableCommand {
                     "RSS after the first 10 %%: %.1f MiB, after the run: %.1f MiB; open descriptors: %d, then %d (each read with no call in flight, 3 s after the last ended, after malloc_trim)",
                 Double(early.residentBytes) / mebibyte, Double(late.residentBytes) / mebibyte, early.descriptors, late.descriptors),
             "RSS after each tenth of the calls, MiB: " + trend.map { String(format: "%.1f", Double($0) / mebibyte) }.joined(separator: ", "),
+            "heap in use after each tenth (malloc_info), MiB: "
+                + heapTrend.map { $0.map { String(format: "%.1f", Double($0) / mebibyte) } ?? "?" }.joined(separator: ", "),
             "operations still alive after the run: \(ledger.watchedAlive.alive) of the \(ledger.watchedAlive.watched) watched "
                 + "(one call in \(SoakLedger.sampling), by a weak reference)",
             "lost: \(lost.neverEnded) never ended (or their waiter never returned), \(lost.endedTwice) ended twice"

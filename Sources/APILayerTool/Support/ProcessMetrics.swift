@@ -73,6 +73,34 @@ enum ProcessMetrics {
         _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
     }
 
+    /// The bytes glibc's allocator holds for live allocations (every arena's current size minus
+    /// its free chunks, from `malloc_info`), or nil where it cannot tell: what a run keeps, apart
+    /// from the free memory fragmentation keeps resident.
+    static func heapInUseBytes() -> Int64? {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_info") else { return nil }
+        typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
+        var buffer: UnsafeMutablePointer<CChar>?
+        var length = 0
+        guard let stream = open_memstream(&buffer, &length) else { return nil }
+        let status = unsafeBitCast(symbol, to: MallocInfo.self)(0, stream)
+        fclose(stream)
+        defer { free(buffer) }
+        guard status == 0, let buffer else { return nil }
+        // The totals after the last arena: free chunks (fast bins and the rest) and the system's.
+        let xml = String(cString: buffer)
+        guard let totals = xml.range(of: "</heap>", options: .backwards).map({ xml[$0.upperBound...] }) else { return nil }
+        func size(_ tag: String) -> Int64? {
+            guard let start = totals.range(of: tag) else { return nil }
+            let rest = totals[start.upperBound...]
+            guard let sizeStart = rest.range(of: "size=\""), let end = rest[sizeStart.upperBound...].firstIndex(of: "\"") else { return nil }
+            return Int64(rest[sizeStart.upperBound..<end])
+        }
+        guard let current = size("<system type=\"current\""), let fast = size("<total type=\"fast\""),
+            let free = size("<total type=\"rest\"")
+        else { return nil }
+        return current - fast - free + (size("<total type=\"mmap\"") ?? 0)
+    }
+
     /// Resets the peak to the current resident size (Linux `clear_refs` value 5).
     static func resetPeak() {
         try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))

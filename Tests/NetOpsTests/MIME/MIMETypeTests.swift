@@ -121,7 +121,7 @@ import Testing
 
     /// Files made by the real tools (`gzip`, `zip`, Python's `wave` and `zlib`) are recognised
     /// from their first bytes, whatever their names say.
-    @Test func filesMadeByRealTools() async throws {
+    @Test(.requires(.zip, .python3)) func filesMadeByRealTools() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mime-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
