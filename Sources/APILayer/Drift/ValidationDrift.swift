@@ -40,7 +40,7 @@ struct ValidationDrift: Sendable {
             ).increment(by: Int64(count))
             guard log.shouldLog(method: method, pointer: pointer, rule: error.rule, interval: interval) else { continue }
             logger.warning(
-                "[APILayer] \(method): a response breaks its template (report-only: the call goes on): \(describe(error))",
+                "\(method): a response breaks its template (report-only: the call goes on): \(describe(error))",
                 metadata: [
                     "apilayer.api": "\(api)", "apilayer.method": "\(method)", "apilayer.pointer": "\(pointer)",
                     "apilayer.rule": "\(error.rule)",

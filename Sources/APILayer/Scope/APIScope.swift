@@ -407,7 +407,7 @@ public final class APIScope: Sendable, CustomStringConvertible {
         return RateLimiter(configuration: configuration) { [weak self] wait in
             guard let current = self?.configuration else { return }
             current.logger.warning(
-                "[APILayer] \(name) asked to wait \(Int(wait.seconds.rounded(.up))) s (\(wait.reason.rawValue)): its calls are parked until then",
+                "\(name) asked to wait \(Int(wait.seconds.rounded(.up))) s (\(wait.reason.rawValue)): its calls are parked until then",
                 metadata: ["apilayer.api": "\(name)"])
             Counter(
                 label: MetricLabel.rateLimitWaits, dimensions: [(MetricDimension.api, name), (MetricDimension.reason, wait.reason.rawValue)],
@@ -426,14 +426,14 @@ public final class APIScope: Sendable, CustomStringConvertible {
             case let .open(seconds):
                 state = "open"
                 current.logger.warning(
-                    "[APILayer] circuit of \(transition.origin) opened after repeated failures: calls fail at once for \(Int(seconds)) s",
+                    "circuit of \(transition.origin) opened after repeated failures: calls fail at once for \(seconds < 10 ? String(format: "%.1f", seconds) : String(Int(seconds))) s",
                     metadata: ["apilayer.api": "\(name)"])
             case .halfOpen:
                 state = "half_open"
-                current.logger.info("[APILayer] circuit of \(transition.origin) half open: one probe goes", metadata: ["apilayer.api": "\(name)"])
+                current.logger.info("circuit of \(transition.origin) half open: one probe goes", metadata: ["apilayer.api": "\(name)"])
             case .closed:
                 state = "closed"
-                current.logger.info("[APILayer] circuit of \(transition.origin) closed", metadata: ["apilayer.api": "\(name)"])
+                current.logger.info("circuit of \(transition.origin) closed", metadata: ["apilayer.api": "\(name)"])
             }
             Counter(
                 label: MetricLabel.circuitTransitions,
