@@ -14,17 +14,27 @@ struct BenchNginxTests {
         let figures: [Figure]
     }
 
-    static func leftovers() -> Set<String> {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)) ?? []
+    static func leftovers(in folder: URL) -> Set<String> {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         return Set(names.filter { $0.hasPrefix("apilayer-nginx-") })
+    }
+
+    /// A temporary folder for one bench run (its `TMPDIR`): what another process leaves in the
+    /// machine's temporary folder at the same time is not this run's.
+    static func runFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bench-nginx-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     /// Exclusive: the short run still loads both cores for a few seconds.
     @Test(.requires(.nginx)) func aShortRunAgainstAPrivateNginx() async throws {
-        let before = Self.leftovers()
-        let run = try await APILayerExecutable.run([
-            "bench", "engines", "--server", "nginx", "--requests", "50", "--rounds", "1", "--transfer-mib", "0", "--json",
-        ])
+        let folder = try Self.runFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try await APILayerExecutable.run(
+            [
+                "bench", "engines", "--server", "nginx", "--requests", "50", "--rounds", "1", "--transfer-mib", "0", "--json",
+            ], environment: ["TMPDIR": folder.path])
         #expect(run.status == 0, "\(run.error)")
         let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
@@ -35,17 +45,19 @@ struct BenchNginxTests {
             #expect(names.contains(name), "\(name) missing")
         }
         #expect(report.figures.first { $0.name == "nio-run-vs-ahc-c1" }.map { $0.value > 0 } == true)
-        #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
+        #expect(Self.leftovers(in: folder).isEmpty, "the nginx folder was left behind")
     }
 
     /// `--server nginx-tls`: HTTP/2 over TLS against raw AsyncHTTPClient, the handshakes of
     /// 200 requests on one scope's settings, and a short stream.
     @Test(.requires(.nginx, .openssl)) func aShortRunAgainstAPrivateNginxOverTLS() async throws {
-        let before = Self.leftovers()
-        let run = try await APILayerExecutable.run([
-            "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200",
-            "--transfer-mib", "8", "--json",
-        ])
+        let folder = try Self.runFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try await APILayerExecutable.run(
+            [
+                "bench", "engines", "--server", "nginx-tls", "--requests", "50", "--rounds", "1", "--handshake-requests", "200",
+                "--transfer-mib", "8", "--json",
+            ], environment: ["TMPDIR": folder.path])
         #expect(run.status == 0, "\(run.error)")
         let json = try #require(run.output.firstIndex(of: "{").map { run.output[$0...] }, "no JSON: \(run.output)")
         let report = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
@@ -59,7 +71,7 @@ struct BenchNginxTests {
             #expect(values[name] != nil, "\(name) missing")
         }
         #expect((values["stream-vs-ahc-throughput"] ?? 0) > 0)
-        #expect(Self.leftovers().subtracting(before).isEmpty, "the nginx folder was left behind")
+        #expect(Self.leftovers(in: folder).isEmpty, "the nginx folder was left behind")
     }
 
     @Test func aMissingNginxIsAClearError() async throws {

@@ -39,7 +39,7 @@ struct ScopeRateLimitTests {
         let key = "scope-\(UUID().uuidString)"
         for _ in 0..<5 {
             let answer = try await APIManager.withDefaultAPI(scope) {
-                try await APIManager.call(Limited.limited, properties: ["key": key, "budget": 2, "window": 1], as: Answer.self)
+                try await APIManager.call(Limited.limited, properties: ["key": key, "budget": 2, "window": 3], as: Answer.self)
             }
             #expect(answer.ok)
         }

@@ -160,8 +160,10 @@ struct ConnectionFailureTests {
         post.idleTimeout = 2
         let (error, _) = await Self.timed(post)
         #expect(server.requests(to: "/post").count == 1, "a POST was sent \(server.requests(to: "/post").count) times")
+        // What matters is that the POST went once; how it ends depends on which the engine notices
+        // first on a busy machine, the closed connection or its idle time.
         switch (engine, error?.kind) {
-        case (.nio, .connectionLost?), (.urlSession, .idleTimeout?): break
+        case (.nio, .connectionLost?), (.nio, .idleTimeout?), (.urlSession, .idleTimeout?): break
         default: Issue.record("\(engine): got \(String(describing: error))")
         }
         guard engine == .nio else { return }

@@ -213,7 +213,9 @@ struct StreamingTests {
         do {
             for try await chunk in operation.body {
                 taken += chunk.count
-                if taken >= 256 << 10, operation.state == .working {
+                // At the first chunk: a reader slowed by a busy machine may otherwise find the
+                // whole body already received (URLSession does not wait for the reader).
+                if taken > 0, operation.state == .working {
                     #expect(operation.suspend())
                     #expect(operation.resume())
                 }
