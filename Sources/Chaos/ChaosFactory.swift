@@ -84,7 +84,7 @@ final class ChaosFactory: Sendable {
                 route = "realm/…/random-401"
                 operation = DTO.get(url("random-401?p=0.1", relativeTo: realmBase))
             }
-            operation.interceptor = coordinator
+            operation.use(coordinator)
         case .breaker:
             route = Self.breakerRoute(&generator)
             operation = DTO.get(url(route)).use(breaker)

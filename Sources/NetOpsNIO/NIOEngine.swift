@@ -171,14 +171,14 @@ final class NIOEngine: TransferEngine {
         return "nio tls=\(tls) proxy=\(proxy)"
     }
 
-    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, body: TransferBody, events: any EngineEvents) -> any TransferHandle {
         let handle = NIOTransferHandle()
         launch(request, body: body, events: events, trail: NIORedirectTrail(first: request.url), handle: handle)
         return handle
     }
 
     /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
-    func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
+    func launch(_ request: URLRequest, body: TransferBody, events: any EngineEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let transport = events.transport
         if case let .environment(variables) = transport.proxy ?? proxy, let url = request.url, let refusal = variables.refusal(for: url) {
             // A proxy variable NetOps cannot use: going direct would bypass what it asks for.

@@ -33,7 +33,7 @@ struct ConfigReaderTests {
             "tracker.baseURL": "https://tracker.example.com/v2/",
             "tracker.trustedOrigins": list(["https://uploads.example.com"]),
             "tracker.totalTimeout": 30,
-            "tracker.maximumResponseBytes": 1_048_576,
+            "tracker.maximumResponseBodyBytes": 1_048_576,
             "tracker.usesCookies": true,
             "tracker.allowsHTTP2": false,
             "tracker.stubMode": "delayed",
@@ -52,7 +52,7 @@ struct ConfigReaderTests {
         #expect(configuration.baseURL == URL(string: "https://tracker.example.com/v2/"))
         #expect(configuration.trustedOrigins == [URL(string: "https://uploads.example.com")!])
         #expect(configuration.totalTimeout == 30)
-        #expect(configuration.maximumResponseBytes == 1_048_576)
+        #expect(configuration.maximumResponseBodyBytes == 1_048_576)
         #expect(configuration.usesCookies)
         #expect(!configuration.allowsHTTP2)
         #expect(configuration.stubMode == .delayed(0.5))
@@ -71,7 +71,7 @@ struct ConfigReaderTests {
         #expect(configuration.baseURL == nil)
         #expect(configuration.trustedOrigins.isEmpty)
         #expect(configuration.totalTimeout == APIScope.Configuration.defaultTotalTimeout)
-        #expect(configuration.maximumResponseBytes == APIScope.Configuration.defaultMaximumResponseBytes)
+        #expect(configuration.maximumResponseBodyBytes == BaseOperation.defaultMaximumResponseBodyBytes)
         #expect(configuration.retryPolicy == nil)
         #expect(configuration.rateLimit == RateLimiter.Configuration())
         #expect(configuration.circuitBreaker == nil && configuration.coalescing == nil)
@@ -119,7 +119,7 @@ struct ConfigReaderTests {
         let scope = try APIScope.Configuration(configReader: config.scoped(to: "tracker"))
         #expect(scope.baseURL == URL(string: "https://tracker.example.com/"))
         #expect(scope.totalTimeout == 45.5)
-        #expect(scope.maximumResponseBytes == nil)
+        #expect(scope.maximumResponseBodyBytes == nil)
         #expect(scope.retryPolicy == RetryPolicy(maximumAttempts: 3, retryableStatuses: [429, 503]))
         #expect(scope.rateLimit == nil)
         let credentials = ProxySettings.Credentials(username: "svc", password: "proxy-password-from-env")

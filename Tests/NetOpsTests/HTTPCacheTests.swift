@@ -40,7 +40,7 @@ struct HTTPCacheTests {
     }
 
     static func cacheUse(_ operation: BaseOperation) -> HTTPCache.Outcome? {
-        operation.withLock { operation.storage.lastAttemptCache?.outcome }
+        operation.values[HTTPCache.OutcomeKey.self]
     }
 
     static func version(_ operation: DataTaskOperation) throws -> Int {

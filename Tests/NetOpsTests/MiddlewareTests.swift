@@ -202,18 +202,27 @@ struct MiddlewareTests {
         #expect(flaky.attemptsMade == 3)
     }
 
-    /// Settings are frozen when the operation starts: a change afterwards is ignored.
-    @Test(arguments: TestEngine.allCases) func settingsFreezeAtStart(_ engine: TestEngine) async throws {
-        let session = engine.makeSession()
-        let operation = DTO.get(try await TestServer.url("delay?seconds=0.3")).on(session)
-        operation.start()
-        operation.privateSession = engine.makeSession()
-        operation.use(HeaderStage(name: "X-Late", value: "late"))
-        operation.acceptableStatusCodes = []
-        await operation.finished()
-        #expect(operation.state == .successFinished)
-        #expect(operation.privateSession === session)
-        #expect(operation.middleware.isEmpty)
+    /// Settings are frozen when the operation starts: a change afterwards is a programming error
+    /// a debug build stops at, naming what went wrong.
+    @Test func aSettingChangedAfterStartIsAProgrammingError() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let operation = DTO.get(URL(string: "http://127.0.0.1:9/")!)
+            operation.start()
+            operation.acceptableStatusCodes = []
+        }
+        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(standardError.contains("changed after start()"))
+    }
+
+    /// A stage added to a running operation's chain is refused the same way.
+    @Test func aStageAddedToARunningOperationIsRefused() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let operation = DTO.get(URL(string: "http://127.0.0.1:9/")!)
+            operation.start()
+            operation.use(HeaderStage(name: "X-Late", value: "late"))
+        }
+        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(standardError.contains("changed after start()"))
     }
 
     /// A session released while its operations run: they keep it until they end.
@@ -227,7 +236,6 @@ struct MiddlewareTests {
                 let operation = DTO.get(url)
                 operation.privateSession = session
                 operation.start()
-                operation.privateSession = nil
                 return operation
             }
         }()
