@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Validator", targets: ["Validator"]),
         .library(name: "Templater", targets: ["Templater"]),
         .library(name: "Mapper", targets: ["Mapper"]),
+        .library(name: "TemplateInference", targets: ["TemplateInference"]),
         .library(name: "APILayer", targets: ["APILayer"]),
         .library(name: "APILayerOpenAPI", targets: ["APILayerOpenAPI"]),
         // A token store in PostgreSQL shared by a service's replicas, with one refresh for all of
@@ -131,6 +132,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Templates from traffic: a template with rules inferred from sample responses, a
+        // recorder that infers them in a running service, and the diff of two template sets.
+        .target(
+            name: "TemplateInference",
+            dependencies: ["JSONCore", "Validator", "Templater"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "SampleTemplates",
             path: "Templates",
@@ -145,7 +153,7 @@ let package = Package(
         .target(
             name: "APILayer",
             dependencies: [
-                "NetOps", "Validator", "Templater", "Mapper",
+                "NetOps", "Validator", "Templater", "Mapper", "TemplateInference",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -219,8 +227,9 @@ let package = Package(
         .target(
             name: "Chaos",
             dependencies: [
-                "NetOps", "NetOpsNIO", "APILayer", "DemoServer",
+                "NetOps", "NetOpsNIO", "APILayer", "DemoServer", "Templater",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
         ),
@@ -231,7 +240,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                "Validator", "Templater", "Mapper", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
+                "Validator", "Templater", "Mapper", "TemplateInference", "APILayer", "SampleAPI", "SampleTemplates", "DemoServer", "Chaos",
                 "OpenAPIImport", "ThreadSanitizerSuppressions", "APILayerPostgres", "LocalPostgres", "RawBaselines",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -332,13 +341,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "TemplateInferenceTests",
+            dependencies: ["TemplateInference", "Validator", "Templater", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "MapperTests",
             dependencies: ["Mapper"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "SampleAPITests",
-            dependencies: ["SampleAPI", "APILayer", "NetOps", "Templater", "SampleTemplates", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport"],
+            dependencies: [
+                "SampleAPI", "APILayer", "NetOps", "Templater", "TemplateInference", "Validator", "SampleTemplates", "DemoServer",
+                "ThreadSanitizerSuppressions", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import Templater
 
-/// `apilayer templates …`: list, show, check, pack and unpack template folders and archives, and
-/// import templates from an OpenAPI description.
+/// `apilayer templates …`: list, show, check, pack and unpack template folders and archives,
+/// import templates from an OpenAPI description, infer them from responses (`infer`, `record`)
+/// and compare two template sets (`diff`).
 ///
 /// Exit codes: 0 success; 1 an archive or a template was refused (the reason is printed per
 /// entry); 2 a usage error found by the command (a missing folder or file, an invalid name).
@@ -15,7 +16,8 @@ struct TemplatesCommand: ParsableCommand {
         abstract: "Manage template folders and archives.",
         subcommands: [
             TemplatesListCommand.self, TemplatesShowCommand.self, TemplatesUnpackCommand.self,
-            TemplatesPackCommand.self, TemplatesCheckCommand.self, TemplatesImportCommand.self,
+            TemplatesPackCommand.self, TemplatesCheckCommand.self, TemplatesImportCommand.self, TemplatesInferCommand.self,
+            TemplatesRecordCommand.self, TemplatesDiffCommand.self,
         ]
     )
 }

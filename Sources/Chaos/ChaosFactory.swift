@@ -18,12 +18,15 @@ final class ChaosFactory: Sendable {
     let logger: Logger
     /// The breaker of the `.breaker` operations: it opens after 3 failures in a row, for 0.2 s.
     let breaker: CircuitBreaker
+    /// The API scope of the `.scoped` operations.
+    let scope: ChaosScope
 
     init(
         base: URL, realmBase: URL, session: NetworkSession, coordinator: AuthenticationCoordinator, ledger: ChaosLedger,
-        downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger, breaker: CircuitBreaker
+        downloads: URL, uploads: URL, owners: [ChaosOwner], logger: Logger, breaker: CircuitBreaker, scope: ChaosScope
     ) {
         self.breaker = breaker
+        self.scope = scope
         self.base = base
         self.realmBase = realmBase
         self.session = session
@@ -41,7 +44,7 @@ final class ChaosFactory: Sendable {
         let owner = owners[planned.owner]
         let label = "#\(planned.index) \(planned.kind.rawValue) (\(planned.lane))"
         switch planned.kind {
-        case .data, .download, .upload, .authenticated, .breaker:
+        case .data, .download, .upload, .authenticated, .breaker, .scoped:
             let operation = makeSingle(planned.kind, owner: owner, label: label, topLevel: true, using: &generator)
             return work(for: operation.operation, id: operation.id)
         case .group, .nestedGroup, .syncGroup:
@@ -88,6 +91,10 @@ final class ChaosFactory: Sendable {
         case .breaker:
             route = Self.breakerRoute(&generator)
             operation = DTO.get(url(route)).use(breaker)
+        case .scoped:
+            let call = scope.makeCall(&generator)
+            route = call.route
+            operation = call.operation
         case .data, .group, .nestedGroup, .syncGroup:
             route = Self.dataRoute(&generator)
             operation = DTO.get(url(route))
@@ -166,12 +173,12 @@ final class ChaosFactory: Sendable {
                 }
                 return 3
             }
-        case .data, .download, .upload, .authenticated, .breaker, .group:
+        case .data, .download, .upload, .authenticated, .breaker, .scoped, .group:
             group = GroupOperation<Int> { [self] context in
                 var generator = SeededGenerator(seed: detail)
                 let count = 2 + Int(generator.next() % 2)
                 for index in 0..<count {
-                    let kind: ChaosKind = [.data, .upload, .authenticated][Int(generator.next() % 3)]
+                    let kind: ChaosKind = [.data, .upload, .authenticated, .scoped][Int(generator.next() % 4)]
                     let sub = makeSingle(kind, owner: owner, label: "\(label)/\(index)", topLevel: false, using: &generator)
                     try await context.run(sub.operation)
                 }

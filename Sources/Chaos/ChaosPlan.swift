@@ -11,6 +11,9 @@ enum ChaosKind: String, CaseIterable, Sendable {
     /// A data task through the run's `CircuitBreaker` against an origin that fails in bursts:
     /// its circuit opens, probes, closes and opens again while the others run.
     case breaker
+    /// A call through the run's API scope (`ChaosScope`): HTTP cache, coalescing, a rate
+    /// limiter and a circuit breaker in one chain, against cache, counted and fault routes.
+    case scoped
     /// A group running two or three operations one after another.
     case group
     /// A group running operations in parallel and a nested group.
@@ -48,8 +51,8 @@ struct ChaosPlan: Sendable {
     init(count: Int, seed: UInt64) {
         var generator = SeededGenerator(seed: seed)
         let kinds: [(ChaosKind, UInt64)] = [
-            (.data, 28), (.download, 16), (.upload, 12), (.authenticated, 22), (.breaker, 6),
-            (.group, 6), (.nestedGroup, 5), (.syncGroup, 5),
+            (.data, 24), (.download, 14), (.upload, 10), (.authenticated, 20), (.breaker, 6), (.scoped, 12),
+            (.group, 6), (.nestedGroup, 4), (.syncGroup, 4),
         ]
         let total = kinds.reduce(0) { $0 + $1.1 }
         operations = (0..<count).map { index in

@@ -30,6 +30,16 @@ public struct ChaosReport: Sendable, Codable, Equatable {
     /// Operations (sub-operations included) that ended with `circuitOpen`: refused at once by
     /// an open circuit, without a request.
     public var circuitRefusals = 0
+    /// Calls of the run's API scope answered by a fresh entry of its HTTP cache.
+    public var cacheHits = 0
+    /// Calls of the scope answered by an entry the server confirmed with a 304.
+    public var cacheRevalidations = 0
+    /// Calls of the scope that joined an identical request in flight.
+    public var coalesced = 0
+    /// Waits the server imposed on the scope (`Retry-After`, an exhausted budget).
+    public var rateLimitWaits = 0
+    /// Times a circuit of the scope's breaker opened.
+    public var scopeCircuitOpens = 0
 
     /// True when nothing hung, completed twice, leaked, was left behind or was corrupt.
     public var isClean: Bool {
@@ -44,6 +54,11 @@ public struct ChaosReport: Sendable, Codable, Equatable {
         case subOperations = "sub-operations"
         case circuitOpens = "circuit-opens"
         case circuitRefusals = "circuit-refusals"
+        case cacheHits = "cache-hits"
+        case cacheRevalidations = "cache-revalidations"
+        case coalesced
+        case rateLimitWaits = "rate-limit-waits"
+        case scopeCircuitOpens = "scope-circuit-opens"
     }
 
     /// Creates an empty report.
@@ -64,6 +79,8 @@ public struct ChaosReport: Sendable, Codable, Equatable {
                 + "leaked \(leaked), temp-files-left \(tempFilesLeft), corrupt-files \(corruptFiles), "
                 + "sub-operations \(subOperations), circuit-opens \(circuitOpens), circuit-refusals \(circuitRefusals), "
                 + String(format: "%.1f s", seconds),
+            "scope: cache-hits \(cacheHits), cache-revalidations \(cacheRevalidations), coalesced \(coalesced), "
+                + "rate-limit-waits \(rateLimitWaits), scope-circuit-opens \(scopeCircuitOpens)",
             "states: " + states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "),
         ]
         lines += stuck.map { "  stuck: \($0)" }

@@ -4,8 +4,9 @@ import Foundation
 import Logging
 import NetOps
 
-/// Runs a chaos run: many operations of every kind against DemoServer's fault routes, started
-/// from queues, tasks and threads, while agitators cancel, suspend and resume them — then
+/// Runs a chaos run: many operations of every kind against DemoServer's fault routes (plain
+/// operations, and API calls through a scope with the cache, coalescing, rate limits and a
+/// circuit breaker), started from queues, tasks and threads, while agitators cancel, suspend and resume them — then
 /// checks that nothing hung, completed twice, leaked or left a file behind.
 ///
 /// ```swift
@@ -46,9 +47,13 @@ public enum ChaosRunner {
         let breaker = CircuitBreaker(configuration: .init(failureThreshold: 3, coolDown: 0.2)) { transition in
             if case .open = transition.state { opens.withLock { $0 += 1 } }
         }
+        let scope = try ChaosScope(
+            base: server.baseURL, session: session, templates: options.workDirectory.appendingPathComponent("templates"),
+            logger: options.logger)
         let factory = ChaosFactory(
             base: server.baseURL, realmBase: realmBase, session: session, coordinator: coordinator,
-            ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger, breaker: breaker)
+            ledger: ledger, downloads: downloads, uploads: uploads, owners: owners, logger: options.logger, breaker: breaker,
+            scope: scope)
         let plan = ChaosPlan(count: options.operations, seed: options.seed)
         let agitators = (0..<2).map { index in
             ChaosAgitator(ledger: ledger, owners: owners, authority: authority, seed: options.seed &+ UInt64(index) &+ 1)
@@ -70,6 +75,7 @@ public enum ChaosRunner {
         }
         ledger.fill(&report, leakCheck: settled)
         report.circuitOpens = opens.withLock { $0 }
+        scope.fill(&report)
         let listing = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path)) ?? []
         let unexpected = ledger.unexpectedFiles(in: listing)
         report.tempFilesLeft = unexpected.count

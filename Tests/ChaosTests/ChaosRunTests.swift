@@ -5,7 +5,8 @@ import TestSupport
 import Testing
 
 /// The bounded chaos run of every CI run: 2 000 operations of every kind against the fault
-/// routes under random cancel/suspend/resume, with nothing hung, completed twice, leaked or
+/// routes (API calls through a scope with the cache, coalescing, rate limits and a breaker
+/// among them) under random cancel/suspend/resume, with nothing hung, completed twice, leaked or
 /// left on disk — and no token in any log line.
 ///
 /// Each run (one per engine) holds the process gate exclusively: it saturates the process's one
@@ -36,6 +37,8 @@ struct ChaosRunTests {
         #expect(report.states.values.reduce(0, +) == 2_000, "\(report.states)")
         // The breaker fault mode drove its circuit open (and through probes, closed again).
         #expect(report.circuitOpens > 0, "\(report.summary)")
+        // The scope's calls went through its stages: its cache answered some of them.
+        #expect(report.cacheHits + report.cacheRevalidations > 0, "\(report.summary)")
 
         // The realm issues `at-<n>-<hex>` and `rt-<n>-<hex>`; the run seeds `seed-chaos` and an
         // unissued `chaos-unissued-…`. None of them may appear in any log line.
@@ -53,7 +56,7 @@ struct ChaosRunTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.json().utf8)) as? [String: Any])
         for key in [
             "ops", "final", "hung", "double-completions", "leaked", "temp-files-left", "corrupt-files", "seconds", "circuit-opens",
-            "circuit-refusals",
+            "circuit-refusals", "cache-hits", "cache-revalidations", "coalesced", "rate-limit-waits", "scope-circuit-opens",
         ] {
             #expect(object[key] != nil, "missing \(key)")
         }

@@ -83,6 +83,31 @@ struct SuspendResumeTests {
         #expect(sha256(operation.receivedData) == payloadSHA256(size: Self.size))
     }
 
+    /// Suspended after the last byte of its body arrived but before its transfer ended, a call
+    /// asks for no range past the end when resumed (a server answers one 416): it starts over,
+    /// and ends with the whole body.
+    @Test(arguments: TestEngine.allCases) func suspendedAfterTheLastByteStartsOver(_ engine: TestEngine) async throws {
+        let size = 64 << 10
+        let operation = DTO.get(try await TestServer.url("bytes/\(size)")).on(engine)
+        let suspended = Locked(false)
+        operation.onProgress { operation, progress in
+            // Called where the body's bytes are delivered, before the transfer's end is.
+            guard progress.bytesReceived == Int64(size), !suspended.withLock({ $0 }) else { return }
+            suspended.withLock { $0 = operation.suspend() }
+        }
+        operation.start()
+        #expect(await eventually(within: 20) { suspended.withLock { $0 } || operation.isFinishedOrCancelled })
+        #expect(operation.state == .suspended)
+        #expect(operation.progress.bytesReceived == Int64(size))
+        #expect(operation.resume())
+        await operation.finished()
+
+        #expect(operation.state == .successFinished, "\(operation.error.map(String.init(describing:)) ?? "")")
+        #expect(sha256(operation.receivedData) == payloadSHA256(size: size))
+        #expect(operation.resumptionCounts.ranged == 0)
+        #expect(operation.resumptionCounts.restarted == 1)
+    }
+
     @Test(arguments: TestEngine.allCases) func suspendAndResumeDoNothingOutsideTheirStates(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("json")).on(engine)
         #expect(!operation.suspend())

@@ -30,6 +30,9 @@ enum MetricLabel {
     /// Counter: requests that went through the API's HTTP cache. Dimensions: api, method,
     /// outcome (`hit`, `revalidated`, `miss`, `bypass`).
     static let cacheLookups = "apilayer.cache.lookups"
+    /// Counter: validation errors of responses in report-only mode (`ValidationMode.reportOnly`).
+    /// Dimensions: api, method, rule, pointer (array indexes as `*`).
+    static let validationFailures = "apilayer.validation.failures"
 }
 
 /// OpenTelemetry's HTTP client metrics (semantic conventions 1.26+, stable): the names
@@ -55,6 +58,8 @@ enum MetricDimension {
     static let reason = "reason"
     static let origin = "origin"
     static let state = "state"
+    static let rule = "rule"
+    static let pointer = "pointer"
 }
 
 /// Span attribute keys: the OpenTelemetry HTTP client conventions, and APILayer's own.

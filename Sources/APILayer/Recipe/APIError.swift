@@ -32,7 +32,15 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     /// The API method's name (its endpoint).
     public let method: String
     /// The operation that ran, if one was made.
-    public let operation: BaseOperation?
+    public var operation: BaseOperation? {
+        switch reference {
+        case .none: nil
+        case let .strong(operation): operation
+        case let .weak(box): box.operation
+        }
+    }
+    /// How the error refers to its operation.
+    private let reference: OperationReference
     /// The server's error body decoded into the API's `errorModel`, when the stage is `server`
     /// and the body fits the model.
     public let serverError: (any APIErrorModel)?
@@ -43,9 +51,31 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
     public init(_ stage: Stage, method: String, operation: BaseOperation? = nil, serverError: (any APIErrorModel)? = nil) {
         self.stage = stage
         self.method = method
-        self.operation = operation
+        reference = operation.map(OperationReference.strong) ?? .none
         self.serverError = serverError
         redaction = operation?.redaction ?? .standard
+    }
+
+    private init(copying error: APIError, reference: OperationReference) {
+        stage = error.stage
+        method = error.method
+        serverError = error.serverError
+        redaction = error.redaction
+        self.reference = reference
+    }
+
+    /// The error as its operation keeps it: referring to the operation without keeping it
+    /// alive (an operation that kept its own error would keep itself, and every failed call
+    /// would stay in memory).
+    func keptByItsOperation() -> APIError {
+        guard case let .strong(operation) = reference else { return self }
+        return APIError(copying: self, reference: .weak(WeakOperation(operation)))
+    }
+
+    /// The error as the operation hands it out: the caller that holds it holds the operation.
+    func handedOut(by operation: BaseOperation) -> APIError {
+        guard case let .weak(box) = reference, box.operation === operation else { return self }
+        return APIError(copying: self, reference: .strong(operation))
     }
 
     /// The stage's name: `construction`, `transport`, `server`, `templateMissing`,
@@ -115,5 +145,22 @@ extension APIError {
     var isTemplateMissing: Bool {
         if case .templateMissing = stage { return true }
         return false
+    }
+}
+
+/// How an `APIError` refers to the operation that ran: strongly where a caller holds the error,
+/// weakly where the operation holds it itself.
+private enum OperationReference: Sendable {
+    case none
+    case strong(BaseOperation)
+    case weak(WeakOperation)
+}
+
+/// A reference to an operation that does not keep it alive.
+private final class WeakOperation: Sendable {
+    weak let operation: BaseOperation?
+
+    init(_ operation: BaseOperation) {
+        self.operation = operation
     }
 }

@@ -98,7 +98,8 @@ extension APIManager {
         let stubDelay = configuration.stubMode.delay
         let pipeline = ResponsePipeline<Model>(
             method: method, keyPath: keyPath, parser: parser, configuration: configuration,
-            validates: stubDelay == nil, savedFile: shape.savedFile, templateWarnings: scope.templateWarnings)
+            validates: stubDelay == nil, savedFile: shape.savedFile, templateWarnings: scope.templateWarnings,
+            drift: ValidationDrift(api: scope.name, log: scope.driftLog, configuration: configuration), recorder: scope.templateRecorder)
         var built: RequestConstructor.Built
         do {
             built = try RequestConstructor.request(

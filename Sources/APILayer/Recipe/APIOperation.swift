@@ -89,7 +89,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
     // MARK: The result
 
     /// The model, or the `APIError` naming the failed stage; nil until the operation ended.
-    public var result: Result<Model, APIError>? { outcome.withLock { $0 } }
+    public var result: Result<Model, APIError>? { outcome.withLock { $0 }?.mapError { $0.handedOut(by: self) } }
 
     /// Starts the operation (unless it already runs, in a queue or elsewhere), waits for it
     /// without blocking a thread and returns the model. Cancelling the calling `Task` cancels
@@ -187,7 +187,9 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         } else {
             final = .failure(APIError(.transport(NetOpsError(.cancelled, url: request?.url)), method: methodName, operation: self))
         }
-        outcome.withLock { if $0 == nil { $0 = final } }
+        // Kept without a strong reference to this operation: it would keep itself alive.
+        let kept = final.mapError { $0.keptByItsOperation() }
+        outcome.withLock { if $0 == nil { $0 = kept } }
         parsed.clear()
     }
 }
@@ -215,7 +217,8 @@ private protocol PipelineChecked {
 }
 
 extension APIOperation: PipelineChecked {
-    fileprivate func runPipeline() -> APIError? { check() }
+    /// The failure becomes the operation's own error: kept without a strong reference to it.
+    fileprivate func runPipeline() -> APIError? { check()?.keptByItsOperation() }
 }
 
 extension APIOperation: CallResultHolder {

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Mapper
 import NetOps
+import TemplateInference
 import Templater
 import Validator
 
@@ -51,13 +52,20 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
     let savedFile: Model?
     /// The part of `reuseKey` that is the same for every call (nil: models are not reused).
     private let reuseKeyPrefix: String?
+    /// Where validation failures go in report-only mode; nil in strict mode.
+    let drift: ValidationDrift?
+    /// The scope's recorder of successful responses, if it records them.
+    let recorder: TemplateRecorder?
 
     init<Method: APIMethod>(
         method: Method, keyPath: String?, parser: APIManager.ParseStep?,
         configuration: APIScope.Configuration, validates: Bool, savedFile: Model? = nil,
-        templateWarnings: TemplateWarnings = TemplateWarnings()
+        templateWarnings: TemplateWarnings = TemplateWarnings(), drift: ValidationDrift? = nil, recorder: TemplateRecorder? = nil
     ) {
         self.savedFile = savedFile
+        self.drift = drift
+        // Stubs answer with the template itself, and a download's body is never read: neither is recorded.
+        self.recorder = validates && savedFile == nil ? recorder : nil
         templateRequirement = method.templateRequirement
         self.templateWarnings = templateWarnings
         logger = configuration.logger
@@ -103,6 +111,10 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
         if let bodyError, let message = bodyError(json) {
             return fail(.server(status: status, message: message))
         }
+        // A body that passed authentication, the status check and the body-error check is one
+        // of the API's answers: recorded before validation, so that an answer that no longer
+        // fits the template is part of what the next inferred template (and its diff) shows.
+        recorder?.record(json, for: templateName)
         if validates {
             var template: Template?
             if case .custom = validation {
@@ -114,8 +126,13 @@ struct ResponsePipeline<Model: Decodable & Sendable>: Sendable {
                 }
             }
             let errors = validation.validate(json, template: template)
-            guard errors.isEmpty else { return fail(.validation(errors)) }
-            passed(.validated)
+            if errors.isEmpty {
+                passed(.validated)
+            } else if let drift {
+                drift.report(errors, method: name)
+            } else {
+                return fail(.validation(errors))
+            }
         }
         let decoded = decode(json, operation: operation)
         if case .success = decoded { passed(.mapped) }

@@ -4,6 +4,7 @@ import Logging
 import Mapper
 import Metrics
 import NetOps
+import TemplateInference
 import Templater
 import Tracing
 
@@ -200,6 +201,22 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// in clear.
         public var allowsInsecureTransport = false
 
+        /// What a call does with a response that breaks its method's template: `.strict` (the
+        /// default) fails it; `.reportOnly` counts and logs the failure and lets the call go on
+        /// to mapping (see `ValidationMode`).
+        public var validationMode: ValidationMode = .strict
+
+        /// Whether the API's answers are recorded into inferred templates (see
+        /// `TemplateRecording`), or nil (the default: nothing is recorded). An answer is
+        /// recorded when it passed authentication, the status check and the method's
+        /// `bodyError`, before validation (an answer that breaks the template is the drift a
+        /// new template should show); stubs and downloads are never recorded. The
+        /// scope keeps one `TemplateRecorder` (`APIScope.templateRecorder`) while this value
+        /// and `redaction` stay the same (values of keys the redaction names are never kept);
+        /// a changed value starts a new one, so flush the old one first. An `APIService` flushes
+        /// its scopes' recorders when it stops.
+        public var templateRecording: TemplateRecording?
+
         /// A configuration; every part has a default.
         public init(
             baseURL: URL? = nil, trustedOrigins: [URL] = [], templates: TemplateStore = Templater.shared,
@@ -254,6 +271,10 @@ public final class APIScope: Sendable, CustomStringConvertible {
         let coalescer: RequestCoalescer?
         /// The stage that counts the scope's calls in flight, when an `APIService` owns it.
         let admission: CallAdmission?
+        /// The recorder of the configuration's `templateRecording`, if any.
+        let templateRecorder: TemplateRecorder?
+        /// What the scope's report-only validation already logged.
+        let driftLog: ValidationDriftLog
     }
 
     private struct State {
@@ -270,6 +291,24 @@ public final class APIScope: Sendable, CustomStringConvertible {
         var coalescer: RequestCoalescer?
         /// The calls in flight, counted once an `APIService` owns the scope.
         var admission: CallAdmission?
+        /// The recorder of `configuration.templateRecording`, made when first needed, and the
+        /// redaction it was made with.
+        var templateRecorder: (recorder: TemplateRecorder, redaction: Redaction)?
+
+        /// The recorder of the configuration's recording, made now if the setting is new.
+        mutating func currentRecorder() -> TemplateRecorder? {
+            guard let recording = configuration.templateRecording else {
+                templateRecorder = nil
+                return nil
+            }
+            let redaction = configuration.redaction
+            if let current = templateRecorder, current.recorder.recording == recording, current.redaction == redaction {
+                return current.recorder
+            }
+            let recorder = TemplateRecorder(recording: recording, isSecret: { redaction.isSecret(parameter: $0) })
+            templateRecorder = (recorder, redaction)
+            return recorder
+        }
     }
 
     /// The API's name, used in logs and error messages.
@@ -280,6 +319,8 @@ public final class APIScope: Sendable, CustomStringConvertible {
     let reportBacklog = ReportBacklog()
     /// The missing or invalid templates already logged.
     let templateWarnings = TemplateWarnings()
+    /// The validation failures report-only mode already logged.
+    let driftLog = ValidationDriftLog()
     private let state: Locked<State>
 
     /// A scope named `name` (its logger is labelled `APILayer.<name>` unless `configuration`
@@ -345,8 +386,15 @@ public final class APIScope: Sendable, CustomStringConvertible {
                 name: name, reportBacklog: reportBacklog, templateWarnings: templateWarnings, configuration: state.configuration,
                 authentication: state.authentication,
                 cookieJar: state.configuration.usesCookies ? cookieJar : nil, circuitBreaker: state.circuitBreaker,
-                rateLimiter: state.rateLimiter, coalescer: state.coalescer, admission: state.admission)
+                rateLimiter: state.rateLimiter, coalescer: state.coalescer, admission: state.admission,
+                templateRecorder: state.currentRecorder(), driftLog: driftLog)
         }
+    }
+
+    /// The recorder of the configuration's `templateRecording` (the inferred templates so far,
+    /// `flush()` to write them), or nil when the scope records nothing.
+    public var templateRecorder: TemplateRecorder? {
+        state.withLock { $0.currentRecorder() }
     }
 
     /// A coalescer that counts the calls that joined another's request, under this API's name.

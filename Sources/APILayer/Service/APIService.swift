@@ -13,8 +13,9 @@ import ServiceLifecycle
 ///    `.rejected` for an operation made earlier, both carrying `ServiceStoppingError`);
 /// 2. lets the calls in flight finish, retries and replays included, for up to `drainTimeout`;
 /// 3. cancels the calls still running, and waits until each has ended;
-/// 4. stops the APIs' token refreshers (`AuthenticationCoordinator.stop()`), waits for a shared
-///    token store's writes (`flushStore()`) and for each API cache's disk writes
+/// 4. writes what the APIs recorded (`TemplateRecorder.flush()`, for scopes with a
+///    `TemplateRecording`), stops the APIs' token refreshers (`AuthenticationCoordinator.stop()`),
+///    waits for a shared token store's writes (`flushStore()`) and for each API cache's disk writes
 ///    (`HTTPCache.flush()`), each for at most `cancelGrace`, stops the connectivity monitors,
 ///    and shuts the sessions' engines down.
 /// When its task is cancelled instead, it skips step 2. Every call ends once: finished, failed
@@ -144,6 +145,12 @@ public final class APIService: Service, Sendable, CustomStringConvertible {
         let unended = callsInFlight
         if unended > 0 {
             logger.error("\(description): \(unended) cancelled calls did not end within \(Self.seconds(configuration.cancelGrace)) s")
+        }
+        // Every call has ended: what a scope recorded is complete, and written now.
+        for scope in scopes {
+            do { try scope.templateRecorder?.flush() } catch {
+                logger.error("\(description): \(scope.name): \(error)")
+            }
         }
         for scope in scopes { scope.authentication?.stop() }
         // A shared store's background writes (a login, a logout) and the caches' disk writes land

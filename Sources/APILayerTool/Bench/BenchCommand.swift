@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure APILayer against a baseline measured in the same run.",
         subcommands: [
             NetOpsBench.self, EnginesBench.self, ValidatorBench.self, PipelineBench.self, TemplaterBench.self, AuthBench.self, HTTPBench.self,
-            GatewayBench.self, ReplicasBench.self,
+            GatewayBench.self, ReplicasBench.self, SoakBench.self, InferBench.self,
         ]
     )
 }

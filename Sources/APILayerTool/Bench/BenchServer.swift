@@ -36,8 +36,11 @@ struct BenchServer: ParsableArguments {
     var servesDemoRoutes: Bool { url == nil && server == .demo }
 
     /// The base URL to measure against, and what stops the server started for it (nil with
-    /// `--url`); call `stop` when done. A private nginx also serves `files` (path → size).
-    func start(files: [String: Int64] = [:], documents: [String: Data] = [:]) throws -> (base: URL, stop: (() -> Void)?) {
+    /// `--url`); call `stop` when done. A private nginx also serves `files` (path → size),
+    /// `documents` (path → contents) and `locations` (blocks of its configuration).
+    func start(
+        files: [String: Int64] = [:], documents: [String: Data] = [:], locations: [String] = []
+    ) throws -> (base: URL, stop: (() -> Void)?) {
         if let url {
             guard let base = URL(string: url) else { throw ValidationError("--url is not a URL") }
             return (base, nil)
@@ -47,7 +50,7 @@ struct BenchServer: ParsableArguments {
             let child = try ServerProcess()
             return (child.baseURL, child.stop)
         case .nginx:
-            let nginx = try NginxServer(files: files, documents: documents)
+            let nginx = try NginxServer(files: files, documents: documents, locations: locations)
             return (nginx.baseURL, nginx.stop)
         case .nginxTLS:
             throw ValidationError("--server nginx-tls is measured by `apilayer bench engines` only")

@@ -38,7 +38,10 @@ final class NginxServer: @unchecked Sendable {
     /// With `tls`, it serves HTTPS (TLS 1.2 and 1.3, HTTP/2 offered by ALPN) with a certificate
     /// for 127.0.0.1 signed by a CA that `openssl` makes in its folder (`certificateAuthority`),
     /// and logs each request's connection number (`connectionsSeen()` counts the handshakes).
-    init(files: [String: Int64] = [:], documents: [String: Data] = [:], tls: Bool = false) throws {
+    ///
+    /// `locations` are added to the server block as they are (`location … { … }` blocks of a
+    /// benchmark's own: statuses and headers nginx answers with `return` and `add_header`).
+    init(files: [String: Int64] = [:], documents: [String: Data] = [:], locations: [String] = [], tls: Bool = false) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw Failure(
                 description:
@@ -109,6 +112,7 @@ final class NginxServer: @unchecked Sendable {
                     location = /json { default_type application/json; }
                     location = /cacheable/fresh { default_type application/json; add_header Cache-Control "max-age=600"; }
                     location = /cacheable/revalidated { default_type application/json; add_header Cache-Control "max-age=0"; }
+                    \(locations.joined(separator: "\n            "))
                 }
             }
             """

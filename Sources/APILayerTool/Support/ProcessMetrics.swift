@@ -17,6 +17,53 @@ enum ProcessMetrics {
     /// Peak resident set size since the process started or since `resetPeak()` (`VmHWM`).
     static func peakResidentBytes() -> Int64 { statusField("VmHWM:") }
 
+    /// Open file descriptors of this process now (the entries of `/proc/self/fd`, less the one
+    /// the listing itself holds open).
+    static func openFileDescriptors() -> Int {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return max(0, entries.count - 1)
+    }
+
+    /// Open file descriptors of this process now, by kind: `TCP ESTABLISHED` (and the other TCP
+    /// states), `socket` (not TCP), `pipe`, `anon_inode:[eventfd]`, … or the path of a file (what
+    /// `/proc/self/fd/N` links to).
+    static func openFileDescriptorKinds() -> [String: Int] {
+        let folder = "/proc/self/fd"
+        let states = tcpStates()
+        var kinds: [String: Int] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(entry)") else { continue }
+            let kind: String
+            if target.hasPrefix("socket:[") {
+                kind = states[String(target.dropFirst(8).dropLast())].map { "TCP \($0)" } ?? "socket"
+            } else {
+                kind = target.hasPrefix("pipe:") ? "pipe" : target
+            }
+            kinds[kind, default: 0] += 1
+        }
+        return kinds
+    }
+
+    /// The state of each TCP socket of this network namespace, by inode (`/proc/net/tcp`, `tcp6`).
+    private static func tcpStates() -> [String: String] {
+        let names = [
+            "01": "ESTABLISHED", "02": "SYN_SENT", "03": "SYN_RECV", "04": "FIN_WAIT1", "05": "FIN_WAIT2", "06": "TIME_WAIT",
+            "07": "CLOSE", "08": "CLOSE_WAIT", "09": "LAST_ACK", "0A": "LISTEN", "0B": "CLOSING",
+        ]
+        var states: [String: String] = [:]
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            // Read to its end: a procfs file announces no size, and is longer than a page here.
+            guard let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() else { continue }
+            let text = String(decoding: data, as: UTF8.self)
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ")
+                guard fields.count > 9 else { continue }
+                states[String(fields[9])] = names[String(fields[3])] ?? String(fields[3])
+            }
+        }
+        return states
+    }
+
     /// Hands memory the allocator keeps after frees back to the system (glibc `malloc_trim`), so
     /// that a transfer measured after a larger one starts from a comparable resident size.
     static func returnFreedMemory() {

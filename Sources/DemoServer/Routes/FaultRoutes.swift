@@ -37,6 +37,17 @@ extension DemoRoutes {
             let code = [500, 502, 503, 504].randomElement() ?? 500
             return json(#"{"status":\#(code)}"#, status: .init(code: code))
         }
+
+        // 429 with `Retry-After: S` (`?retryAfter=S`, seconds, fractions allowed, default 1, at
+        // most 60), or 200 with `?ok=` probability (default 0.5): a server that sheds load now
+        // and then and says when to come back.
+        router.get("random-429") { request, _ in
+            let query = request.uri.queryParameters
+            let okShare = min(max(query.get("ok", as: Double.self) ?? 0.5, 0), 1)
+            if Double.random(in: 0..<1) < okShare { return json(#"{"ok":true}"#) }
+            let seconds = min(max(query.get("retryAfter", as: Double.self) ?? 1, 0), 60)
+            return json(#"{"message":"rate limit exceeded"}"#, status: .tooManyRequests, headers: [.retryAfter: "\(seconds)"])
+        }
     }
 
     /// `/realm/{realm}/random-401?p=P`: like `/protected`, but also refuses a valid token with

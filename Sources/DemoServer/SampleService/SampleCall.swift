@@ -106,12 +106,14 @@ struct SampleCall {
             users.append(SampleDataset.user(id, fields: fields, photoBase: photoBase))
         }
         guard users.count <= 1_000 else { return invalid("user_ids") }
+        if service.answerVersion == .next { return response(users.map(SampleRecords.NextUser.init)) }
         return response(users)
     }
 
     private func friendsGet() -> Response {
         guard let id = owner("user_id") else { return error(113, "Invalid user id") }
         let friends = SampleDataset.friends(of: id).map { SampleDataset.user($0, fields: [], photoBase: photoBase) }
+        if service.answerVersion == .next { return page(friends.map(SampleRecords.NextUser.init), defaultCount: 5_000, maxCount: 5_000) }
         return page(friends, defaultCount: 5_000, maxCount: 5_000)
     }
 

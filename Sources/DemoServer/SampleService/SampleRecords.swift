@@ -26,6 +26,30 @@ enum SampleRecords {
         }
     }
 
+    /// A user as the next version of the API answers it (`SampleService.AnswerVersion.next`):
+    /// `online` is a boolean.
+    struct NextUser: Encodable, Sendable {
+        var user: User
+
+        enum CodingKeys: String, CodingKey {
+            case id, deactivated, city, online
+            case firstName = "first_name"
+            case lastName = "last_name"
+            case photo100 = "photo_100"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(user.id, forKey: .id)
+            try container.encode(user.firstName, forKey: .firstName)
+            try container.encode(user.lastName, forKey: .lastName)
+            try container.encodeIfPresent(user.deactivated, forKey: .deactivated)
+            try container.encodeIfPresent(user.photo100, forKey: .photo100)
+            try container.encodeIfPresent(user.city, forKey: .city)
+            try container.encode(user.online == 1, forKey: .online)
+        }
+    }
+
     /// A user's city.
     struct City: Encodable, Sendable {
         var id: Int

@@ -31,8 +31,19 @@ public final class SampleService: Sendable {
         case wrongShape
     }
 
+    /// Which version of its answers the service gives.
+    public enum AnswerVersion: String, Sendable, CaseIterable {
+        /// The answers the shipped templates describe (the default).
+        case current
+        /// A later version of the API: users (`users.get`, `friends.get`) carry `online` as a
+        /// boolean instead of 0 or 1. What a client meets when an API changes under it, for
+        /// `apilayer templates diff` and report-only validation.
+        case next
+    }
+
     private struct State {
         var fault: Fault?
+        var answerVersion = AnswerVersion.current
         var latency: Double = 0
         var calls: [String: Int] = [:]
         var addedPosts: [Int: [SampleRecords.Post]] = [:]
@@ -58,6 +69,12 @@ public final class SampleService: Sendable {
     public var fault: Fault? {
         get { state.withLockedValue { $0.fault } }
         set { state.withLockedValue { $0.fault = newValue } }
+    }
+
+    /// Which version of its answers the realm gives (`.current` unless set).
+    public var answerVersion: AnswerVersion {
+        get { state.withLockedValue { $0.answerVersion } }
+        set { state.withLockedValue { $0.answerVersion = newValue } }
     }
 
     /// How many times each API method was called.

@@ -32,8 +32,13 @@ struct TrackerIssueRecord: Codable, Sendable {
         case closedAt = "closed_at"
     }
 
-    /// Encodes `body` and `closed_at` as `null` when absent, as REST APIs do.
+    /// Encodes `body` and `closed_at` as `null` when absent, as REST APIs do; leaves them out
+    /// under `TrackerJSON.omitsNulls` (`TrackerService.AnswerVersion.next`).
     func encode(to encoder: any Encoder) throws {
+        if encoder.userInfo[TrackerJSON.omitsNulls] as? Bool == true {
+            try encodeOmittingNulls(to: encoder)
+            return
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(number, forKey: .number)
@@ -48,10 +53,30 @@ struct TrackerIssueRecord: Codable, Sendable {
     }
 }
 
+extension TrackerIssueRecord {
+    private func encodeOmittingNulls(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(number, forKey: .number)
+        try container.encode(title, forKey: .title)
+        try container.encodeIfPresent(body, forKey: .body)
+        try container.encode(state, forKey: .state)
+        try container.encode(labels, forKey: .labels)
+        try container.encode(user, forKey: .user)
+        try container.encode(comments, forKey: .comments)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encodeIfPresent(closedAt, forKey: .closedAt)
+    }
+}
+
 /// TrackerService's JSON: ISO-8601 dates in UTC (`2026-01-15T09:30:00Z`), sorted keys.
 enum TrackerJSON {
-    static func encode(_ value: some Encodable) throws -> String {
+    /// The `userInfo` key under which `true` makes issues leave out their `null` members.
+    static let omitsNulls = CodingUserInfoKey(rawValue: "omitsNulls")!
+
+    static func encode(_ value: some Encodable, omittingNulls: Bool = false) throws -> String {
         let encoder = JSONEncoder()
+        if omittingNulls { encoder.userInfo[omitsNulls] = true }
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(value), as: UTF8.self)

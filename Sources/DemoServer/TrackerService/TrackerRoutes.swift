@@ -44,7 +44,7 @@ extension DemoRoutes {
                     let base = "http://\(host)\(request.uri.path)?state=\(filter)&per_page=\(perPage)"
                     headers[HTTPField.Name("Link")!] = "<\(base)&page=\(page + 1)>; rel=\"next\", <\(base)&page=\(last)>; rel=\"last\""
                 }
-                return json(try TrackerJSON.encode(Array(slice)), headers: headers)
+                return json(try TrackerJSON.encode(Array(slice), omittingNulls: service.answerVersion == .next), headers: headers)
             }
         }
 
@@ -70,7 +70,7 @@ extension DemoRoutes {
                         labels: new.labels ?? [])
                 else { return notFound() }
                 return json(
-                    try TrackerJSON.encode(issue), status: .created,
+                    try TrackerJSON.encode(issue, omittingNulls: service.answerVersion == .next), status: .created,
                     headers: [.location: "\(request.uri.path)/\(issue.number)"])
             }
         }
@@ -80,7 +80,7 @@ extension DemoRoutes {
                 guard let number = path.number, let issue = service.issue(owner: path.owner, repo: path.repo, number: number) else {
                     return notFound()
                 }
-                return json(try TrackerJSON.encode(issue))
+                return json(try TrackerJSON.encode(issue, omittingNulls: service.answerVersion == .next))
             }
         }
 
@@ -100,7 +100,7 @@ extension DemoRoutes {
                 guard let number = path.number,
                     let issue = service.update(owner: path.owner, repo: path.repo, number: number, state: change.state, title: change.title)
                 else { return notFound() }
-                return json(try TrackerJSON.encode(issue))
+                return json(try TrackerJSON.encode(issue, omittingNulls: service.answerVersion == .next))
             }
         }
 

@@ -13,7 +13,19 @@ public final class TrackerService: Sendable {
     /// How many issues the seeded repository starts with.
     public static let seededIssueCount = 45
 
+    /// Which version of its answers the service gives.
+    public enum AnswerVersion: String, Sendable, CaseIterable {
+        /// The answers the shipped templates describe (the default): an issue's `body` and
+        /// `closed_at` are `null` when it has none.
+        case current
+        /// A later version of the API: an issue's `body` and `closed_at` are left out when it
+        /// has none. What a client meets when an API changes under it, for
+        /// `apilayer templates diff` and report-only validation.
+        case next
+    }
+
     private struct State {
+        var answerVersion = AnswerVersion.current
         var repositories: [String: [TrackerIssueRecord]] = [:]
         var nextID = 5_000
         var paths: [String] = []
@@ -44,6 +56,12 @@ public final class TrackerService: Sendable {
     }
 
     static func key(_ owner: String, _ repo: String) -> String { owner + "\u{0}" + repo }
+
+    /// Which version of its answers the realm gives (`.current` unless set).
+    public var answerVersion: AnswerVersion {
+        get { state.withLockedValue { $0.answerVersion } }
+        set { state.withLockedValue { $0.answerVersion = newValue } }
+    }
 
     /// The raw paths (as sent, percent-encoding kept) of the requests this realm received.
     public var receivedPaths: [String] { state.withLockedValue { $0.paths } }

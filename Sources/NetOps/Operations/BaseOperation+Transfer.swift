@@ -41,8 +41,11 @@ extension BaseOperation {
         // (where a `Range` resumes) is read.
         sink.admit(number)
         let kept = sink.bytesKept
+        // Suspended after the body's last byte but before the transfer ended: a range from the
+        // end is one no server can satisfy (416), so the body is asked for again.
+        let keptAll = storage.progress.totalBytesToReceive.map { kept >= $0 } ?? false
         if kept > 0 {
-            if canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
+            if !keptAll, canResumeWithRange(request), let validator = storage.response.flatMap(Self.rangeValidator(of:)) {
                 attemptRequest.setValue("bytes=\(kept)-", forHTTPHeaderField: "Range")
                 attemptRequest.setValue(validator, forHTTPHeaderField: "If-Range")
                 requestedOffset = kept
