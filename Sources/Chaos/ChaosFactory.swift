@@ -3,6 +3,7 @@ import DemoServer
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 
 /// Makes the operations of a chaos run: picks each one's route from its seed, configures it
 /// (session, timeouts, owner, retries) and records it in the ledger.

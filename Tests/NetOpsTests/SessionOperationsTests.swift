@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

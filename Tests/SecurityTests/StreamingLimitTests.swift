@@ -3,6 +3,7 @@ import APILayerOpenAPI
 import Foundation
 import HTTPTypes
 import NetOps
+import NetOpsHTTP
 import OpenAPIRuntime
 import TestSupport
 import Testing

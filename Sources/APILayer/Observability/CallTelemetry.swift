@@ -4,6 +4,7 @@ import Instrumentation
 import Logging
 import Metrics
 import NetOps
+import NetOpsHTTP
 import Tracing
 
 #if canImport(FoundationNetworking)

@@ -1,6 +1,7 @@
 import Foundation
 import Instrumentation
 import NetOps
+import NetOpsHTTP
 import Validator
 
 #if canImport(FoundationNetworking)

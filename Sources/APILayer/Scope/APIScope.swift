@@ -4,6 +4,7 @@ import Logging
 import Mapper
 import Metrics
 import NetOps
+import NetOpsHTTP
 import TemplateInference
 import Templater
 import Tracing

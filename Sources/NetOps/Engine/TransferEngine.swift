@@ -28,7 +28,7 @@ package protocol TransferEngine: Sendable {
     /// Who a transfer to `url` asking for `transport` is to the servers beyond its request's
     /// fields: the engine, the TLS client certificate and trust it uses (the transfer's or the
     /// engine's own), the proxy it goes through. Equal texts present the same identity; the
-    /// text is the same across restarts and holds no secret (an `HTTPCache` digests it into its
+    /// text is the same across restarts and holds no secret (a response cache digests it into its
     /// keys).
     func transportIdentity(for transport: TransportChoice, url: URL?) -> String
 

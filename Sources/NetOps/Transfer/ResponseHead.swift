@@ -175,7 +175,7 @@ public final class ResponseHead: @unchecked Sendable {
     /// The head as swift-http-types' `HTTPResponse`, made on first use and kept; nil for a status
     /// outside 0...999, which `HTTPResponse` cannot hold.
     ///
-    /// From the fields as they arrived (the NIO engine, an `HTTPCache` answer): in their order,
+    /// From the fields as they arrived (the NIO engine, a cache's answer): in their order,
     /// repeated fields apart, no `HTTPURLResponse` made. Over an `HTTPURLResponse` (the URLSession
     /// engine): its fields, each name once with repeated values joined by ", ", in no set order.
     /// A field whose name is not an HTTP token is left out.

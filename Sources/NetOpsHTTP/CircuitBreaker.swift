@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

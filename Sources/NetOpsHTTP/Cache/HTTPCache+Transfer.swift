@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
