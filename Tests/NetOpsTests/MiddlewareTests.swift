@@ -202,29 +202,6 @@ struct MiddlewareTests {
         #expect(flaky.attemptsMade == 3)
     }
 
-    /// Settings are frozen when the operation starts: a change afterwards is a programming error
-    /// a debug build stops at, naming what went wrong.
-    @Test func aSettingChangedAfterStartIsAProgrammingError() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let operation = DTO.get(URL(string: "http://127.0.0.1:9/")!)
-            operation.start()
-            operation.acceptableStatusCodes = []
-        }
-        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(standardError.contains("changed after start()"))
-    }
-
-    /// A stage added to a running operation's chain is refused the same way.
-    @Test func aStageAddedToARunningOperationIsRefused() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let operation = DTO.get(URL(string: "http://127.0.0.1:9/")!)
-            operation.start()
-            operation.use(HeaderStage(name: "X-Late", value: "late"))
-        }
-        let standardError = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(standardError.contains("changed after start()"))
-    }
-
     /// A session released while its operations run: they keep it until they end.
     @Test(arguments: TestEngine.allCases) func aSessionReleasedWhileOperationsRun(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.3")
