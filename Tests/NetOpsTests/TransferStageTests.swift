@@ -215,6 +215,31 @@ struct TransferStageTests {
         }
     }
 
+    /// Holds an operation weakly, from any thread.
+    final class WeakOperation: @unchecked Sendable {
+        // @unchecked: written once before any reader runs; weak loads are atomic.
+        weak var operation: BaseOperation?
+    }
+
+    /// Once its transfer ended, nothing the stages started keeps the operation: a cache over a
+    /// coalescer (a miss that opens a shared transfer), then a hit.
+    @Test(arguments: TestEngine.allCases) func anOperationIsLetGoAfterItsTransferThroughStages(_ engine: TestEngine) async throws {
+        let url = try await TestServer.url("cacheable/\(UUID().uuidString)?maxAge=600")
+        let cache = try HTTPCache()
+        let coalescer = RequestCoalescer()
+        for _ in 0..<2 {
+            let reference = WeakOperation()
+            do {
+                let operation = DTO.get(url).use(cache).use(coalescer).on(engine)
+                reference.operation = operation
+                try await operation.run()
+                #expect(operation.statusCode == 200)
+            }
+            #expect(await eventually(within: 10) { reference.operation == nil }, "the operation was let go after its end")
+        }
+        #expect(cache.statistics.misses == 1 && cache.statistics.hits == 1)
+    }
+
     // MARK: Stages that break the rules
 
     @Test(arguments: TestEngine.allCases) func aStageThatNeverHandsTheRequestOnIsNamedAtTheIdleTimeout(_ engine: TestEngine) async throws {

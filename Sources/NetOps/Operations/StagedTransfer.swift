@@ -32,6 +32,8 @@ final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
         var faulted = false
         /// A head, an end or upload progress reached the operation.
         var heard = false
+        /// The end reached the operation.
+        var ended = false
     }
 
     private let operation: BaseOperation
@@ -67,7 +69,8 @@ final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
         let outer = enter(0, request, events: self)
         let cancelNow = state.withLock { state -> Bool in
             if state.cancelled { return true }
-            state.outer = outer
+            // An answer given at once ended the attempt already: nothing is left to stop.
+            if !state.ended { state.outer = outer }
             return false
         }
         if cancelNow { outer.cancel() }
@@ -115,7 +118,7 @@ final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
             let handle = enter(index, request, events: link)
             let stop = state.withLock { state -> Bool in
                 guard !state.faulted else { return true }
-                state.started.append(handle)
+                if !state.ended { state.started.append(handle) }
                 return false
             }
             if stop { handle.cancel() }
@@ -182,8 +185,19 @@ final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
     }
 
     func transferDidComplete(failure: TransferFailure?) {
-        noteHeard()
+        // The attempt is over: what the stages started is let go, so that no handle (an engine's,
+        // a shared transfer's part) that reports to this run keeps it, and the operation, alive.
+        let released = state.withLock { state -> (started: [any TransferHandle], outer: (any TransferHandle)?) in
+            state.heard = true
+            state.ended = true
+            defer {
+                state.started = []
+                state.outer = nil
+            }
+            return (state.started, state.outer)
+        }
         attemptEvents.transferDidComplete(failure: failure)
+        withExtendedLifetime(released) {}
     }
 
     private func noteHeard() {
