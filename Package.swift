@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "NetOps", targets: ["NetOps"]),
+        .library(name: "NetOpsHTTP", targets: ["NetOpsHTTP"]),
         .library(name: "NetOpsNIO", targets: ["NetOpsNIO"]),
         .library(name: "JSONCore", targets: ["JSONCore"]),
         .library(name: "Validator", targets: ["Validator"]),
@@ -68,12 +69,6 @@ let package = Package(
         .target(
             name: "NetOps",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
-                // TLSSettings reads and checks certificates and keys with it, once, where they are
-                // configured; the NIO engine uses its configuration as it is.
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                // TLS, proxy, retry and middleware settings read from a `ConfigReader`.
-                .product(name: "Configuration", package: "swift-configuration"),
                 // An operation made from an `HTTPRequest` answers with an `HTTPResponse`
                 // (swift-http-types at the edge); HTTPTypesFoundation makes the URL request.
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -84,9 +79,26 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            // HTTP semantics as stages of NetOps' chain: the cache, the coalescer, the rate limiter
+            // and the circuit breaker; server-sent events and line splitting over a streamed body;
+            // the settings readers of `ConfigReader`.
+            name: "NetOpsHTTP",
+            dependencies: [
+                "NetOps",
+                // The cache's keys and files, the rate limiter's caller keys: SHA-256 digests.
+                .product(name: "Crypto", package: "swift-crypto"),
+                // TLS, proxy, retry and middleware settings read from a `ConfigReader`.
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "NetOpsNIO",
             dependencies: [
                 "NetOps",
+                // Its settings reader reads TLS and proxy settings with NetOpsHTTP's readers.
+                "NetOpsHTTP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -95,7 +107,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // A streamed body's chunks go to their reader as `Data` over the ByteBuffer's bytes.
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                // Builds the TLS configuration of `TLSSettings`, and checks a client key against
+                // its certificate, the first time a transfer uses the settings.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The fingerprints of TLS settings and proxy credentials in transport identities.
+                .product(name: "Crypto", package: "swift-crypto"),
                 // Only to name HTTP/2's stream and protocol errors (`NIOFailureMapping`).
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -127,6 +143,8 @@ let package = Package(
                 "Validator",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                // Its store's state is in a lock box (the package's one lock form).
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
@@ -151,7 +169,7 @@ let package = Package(
         .target(
             name: "APILayer",
             dependencies: [
-                "NetOps", "Validator", "Templater", "Mapper", "TemplateInference",
+                "NetOps", "NetOpsHTTP", "Validator", "Templater", "Mapper", "TemplateInference",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -181,7 +199,7 @@ let package = Package(
         .target(
             name: "APILayerOpenAPI",
             dependencies: [
-                "APILayer", "NetOps", "Validator", "Templater",
+                "APILayer", "NetOps", "NetOpsHTTP", "Validator", "Templater",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -192,7 +210,7 @@ let package = Package(
         .target(
             name: "APILayerPostgres",
             dependencies: [
-                "APILayer", "NetOps",
+                "APILayer", "NetOps", "NetOpsHTTP",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,7 +220,7 @@ let package = Package(
         ),
         .target(
             name: "SampleAPI",
-            dependencies: ["APILayer", "NetOps", "Validator", "Mapper"],
+            dependencies: ["APILayer", "NetOps", "NetOpsHTTP", "Validator", "Mapper"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -226,7 +244,7 @@ let package = Package(
         .target(
             name: "Chaos",
             dependencies: [
-                "NetOps", "NetOpsNIO", "APILayer", "DemoServer", "Templater",
+                "NetOps", "NetOpsHTTP", "NetOpsNIO", "APILayer", "DemoServer", "Templater",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -235,7 +253,7 @@ let package = Package(
         .executableTarget(
             name: "APILayerTool",
             dependencies: [
-                "NetOps", "NetOpsNIO",
+                "NetOps", "NetOpsHTTP", "NetOpsNIO",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -269,7 +287,7 @@ let package = Package(
         .executableTarget(
             name: "InstructionProbe",
             dependencies: [
-                "NetOps", "NetOpsNIO", "APILayer", "Templater", "DemoServer", "RawBaselines",
+                "NetOps", "NetOpsHTTP", "NetOpsNIO", "APILayer", "Templater", "DemoServer", "RawBaselines",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -293,7 +311,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "DemoServer", "NetOps", "NetOpsNIO", "LocalPostgres", .product(name: "Logging", package: "swift-log"),
+                "DemoServer", "NetOps", "NetOpsHTTP", "NetOpsNIO", "LocalPostgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -311,7 +329,7 @@ let package = Package(
         .testTarget(
             name: "NetOpsTests",
             dependencies: [
-                "NetOps", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
+                "NetOps", "NetOpsHTTP", "NetOpsNIO", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -352,7 +370,7 @@ let package = Package(
         .testTarget(
             name: "SampleAPITests",
             dependencies: [
-                "SampleAPI", "APILayer", "NetOps", "Templater", "TemplateInference", "Validator", "SampleTemplates", "DemoServer",
+                "SampleAPI", "APILayer", "NetOps", "NetOpsHTTP", "Templater", "TemplateInference", "Validator", "SampleTemplates", "DemoServer",
                 "ThreadSanitizerSuppressions", "TestSupport", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strictSettings
@@ -360,7 +378,7 @@ let package = Package(
         .testTarget(
             name: "APILayerTests",
             dependencies: [
-                "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
+                "APILayer", "NetOps", "NetOpsHTTP", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
                 "TestSupport", "APILayerOpenAPI", "OpenAPIImport", "LocalPostgres", .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -378,7 +396,7 @@ let package = Package(
         .testTarget(
             name: "OpenAPIImportTests",
             dependencies: [
-                "OpenAPIImport", "Validator", "Templater", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions",
+                "OpenAPIImport", "Validator", "Templater", "APILayer", "NetOps", "NetOpsHTTP", "DemoServer", "ThreadSanitizerSuppressions",
                 "TestSupport",
             ],
             resources: [.copy("Fixtures")],
@@ -390,7 +408,7 @@ let package = Package(
             // Tests/OpenAPIImportTests/Fixtures/inventory.yaml is committed under Generated/: CI
             // does not run the generator.
             dependencies: [
-                "APILayerOpenAPI", "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "OpenAPIImport", "DemoServer",
+                "APILayerOpenAPI", "APILayer", "NetOps", "NetOpsHTTP", "NetOpsNIO", "Validator", "Templater", "OpenAPIImport", "DemoServer",
                 "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -402,7 +420,7 @@ let package = Package(
         .testTarget(
             name: "SecurityTests",
             dependencies: [
-                "APILayer", "NetOps", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
+                "APILayer", "NetOps", "NetOpsHTTP", "NetOpsNIO", "Validator", "Templater", "Mapper", "DemoServer", "ThreadSanitizerSuppressions",
                 "TestSupport", "APILayerOpenAPI", "OpenAPIImport", .product(name: "Logging", package: "swift-log"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -421,7 +439,7 @@ let package = Package(
         .testTarget(
             name: "APILayerPostgresTests",
             dependencies: [
-                "APILayerPostgres", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport", "LocalPostgres",
+                "APILayerPostgres", "APILayer", "NetOps", "NetOpsHTTP", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport", "LocalPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -432,7 +450,7 @@ let package = Package(
         .testTarget(
             name: "ChaosTests",
             dependencies: [
-                "Chaos", "APILayer", "NetOps", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
+                "Chaos", "APILayer", "NetOps", "NetOpsHTTP", "DemoServer", "ThreadSanitizerSuppressions", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -26,7 +26,7 @@ import FoundationNetworking
 /// Every response comes back to the client, whatever its status: the generated code decides
 /// what a 404 means. An accepted response's body streams (`StreamingOperation`): the client
 /// reads it as it arrives, and on the NIO engine the server is read no faster than the client
-/// reads, and stops at the scope's `maximumResponseBytes` (64 MiB unless set): a generated client
+/// reads, and stops at the scope's `maximumResponseBodyBytes` (64 MiB unless set): a generated client
 /// collects a JSON body whole (`upTo: .max`), so a server that sends one without end meets that
 /// limit, and the body's read throws a `NetOpsError` naming it. A request body of up to `inMemoryRequestBodyBytes` goes from memory; a longer one, or one
 /// of unknown length, is written to a temporary file as the client produces it and sent from disk,

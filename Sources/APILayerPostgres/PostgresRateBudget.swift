@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import PostgresNIO
 
 /// A rate budget in PostgreSQL that every replica of a service draws from, so that together

@@ -1,6 +1,7 @@
 import APILayer
 import Foundation
 import NetOps
+import NetOpsHTTP
 
 extension PostgresTokenStore {
     /// The refresh across replicas: picks up a token another replica stored, or takes the lease

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import PostgresNIO
 
 /// A token store in PostgreSQL that every replica of a service shares, and through which one

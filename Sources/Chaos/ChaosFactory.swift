@@ -3,6 +3,7 @@ import DemoServer
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 
 /// Makes the operations of a chaos run: picks each one's route from its seed, configures it
 /// (session, timeouts, owner, retries) and records it in the ledger.
@@ -87,7 +88,7 @@ final class ChaosFactory: Sendable {
                 route = "realm/…/random-401"
                 operation = DTO.get(url("random-401?p=0.1", relativeTo: realmBase))
             }
-            operation.interceptor = coordinator
+            operation.use(coordinator)
         case .breaker:
             route = Self.breakerRoute(&generator)
             operation = DTO.get(url(route)).use(breaker)

@@ -3,6 +3,7 @@ import DemoServer
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 
 /// Runs a chaos run: many operations of every kind against DemoServer's fault routes (plain
 /// operations, and API calls through a scope with the cache, coalescing, rate limits and a

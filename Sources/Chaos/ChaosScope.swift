@@ -3,6 +3,7 @@ import DemoServer
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import Templater
 
 /// The API scope of a chaos run's `.scoped` calls: the production stages in one chain, on the

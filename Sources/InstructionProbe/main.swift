@@ -24,6 +24,7 @@ import Dispatch
 import Foundation
 import NIOPosix
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 import RawBaselines
 import Templater

@@ -7,7 +7,13 @@ import JSONCore
 /// It follows `JSONDecoder`'s conventions so that a model decodes the same either way: the key
 /// strategies (`convertFromSnakeCase` converts JSON keys, not the keys of a `[String: …]`
 /// dictionary), the date strategies, `Data` as Base64, `URL` from a string, integers from any
-/// number that is integral and fits, and the same `DecodingError` cases with the same coding paths.
+/// number that is integral and fits (`JSONValue.IntegerReading.integralNumbers`: the number
+/// rules every decoder over a `JSONValue` shares), and the same `DecodingError` cases with the
+/// same coding paths.
+///
+/// OpenAPIImport has a decoder of its own over the same value, for another reader: OpenAPIKit's
+/// types, with types it decodes itself standing in and integers only from integer literals; it
+/// reads numbers by the same rules.
 final class JSONValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
@@ -111,44 +117,27 @@ final class DecodingContext {
     }
 
     func double(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Double {
-        switch value {
-        case let .int(int): return Double(int)
-        case let .double(double): return double
-        default: throw unexpected(Double.self, value, at: path())
-        }
+        guard let double = value.doubleValue else { throw unexpected(Double.self, value, at: path()) }
+        return double
     }
 
     func float(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Float {
         // Not through `double(_:at:)`: a wrong type or a null is an error about a Float.
-        let double: Double
-        switch value {
-        case let .int(int): double = Double(int)
-        case let .double(number): double = number
-        default: throw unexpected(Float.self, value, at: path())
+        switch value.floatValue {
+        case let .number(float): return float
+        case let .doesNotFit(written):
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: JSONValue.doesNotFitDescription(written, Float.self)))
+        case .notANumber: throw unexpected(Float.self, value, at: path())
         }
-        let float = Float(double)
-        guard float.isFinite else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(double) does not fit in Float."))
-        }
-        return float
     }
 
-    func integer<T: FixedWidthInteger>(_ type: T.Type, _ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> T {
-        let result: T?
-        let text: String
-        switch value {
-        case let .int(int):
-            result = T(exactly: int)
-            text = "\(int)"
-        case let .double(double):
-            result = T(exactly: double)
-            text = "\(double)"
-        default: throw unexpected(type, value, at: path())
+    func integer<T: FixedWidthInteger & Sendable>(_ type: T.Type, _ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> T {
+        switch value.integer(type, reading: .integralNumbers) {
+        case let .number(integer): return integer
+        case let .doesNotFit(written):
+            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: JSONValue.doesNotFitDescription(written, type)))
+        case .notANumber: throw unexpected(type, value, at: path())
         }
-        guard let result else {
-            throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "Number \(text) does not fit in \(type)."))
-        }
-        return result
     }
 
     private func date(_ value: JSONValue, at path: @autoclosure () -> [any CodingKey]) throws -> Date {

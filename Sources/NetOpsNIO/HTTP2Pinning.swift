@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NetOps
 
 /// Which origins answered over HTTP/2, so that their requests run on one event loop each.
 ///

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import NetOps
 
 /// Which event loop an HTTP/1.1 request started off the loops asks AsyncHTTPClient for: the
 /// loop of the origin with the fewest of its requests in flight.

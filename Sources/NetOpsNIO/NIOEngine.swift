@@ -42,6 +42,9 @@ final class NIOEngine: TransferEngine {
     private let settings: HTTPClient.Configuration
     /// The session's TLS settings: a transfer with these needs no TLS configuration of its own.
     private let tls: TLSSettings
+    /// Why the session's TLS settings cannot be used (a client key of another certificate), if
+    /// they cannot: every transfer on them fails with it, naming the file.
+    private let defaultTLSFailure: TLSSettingsError?
 
     /// The session's TLS settings, for a transfer that asks for none of its own.
     var defaultTLS: TLSSettings { tls }
@@ -86,7 +89,14 @@ final class NIOEngine: TransferEngine {
             configuration.logger.warning(
                 "NetOpsNIO: TLS certificate verification is OFF (insecureSkipCertificateVerification); use only against test servers")
         }
-        settings.tlsConfiguration = tls.configuration
+        switch tls.nioBuild.configuration {
+        case let .success(configuration):
+            settings.tlsConfiguration = configuration
+            defaultTLSFailure = nil
+        case let .failure(error):
+            settings.tlsConfiguration = TLSConfiguration.makeClientConfiguration()
+            defaultTLSFailure = error
+        }
         self.tls = tls
         if !configuration.makesClientSpans {
             // Operations and APILayer report their own spans; AsyncHTTPClient's would duplicate
@@ -171,14 +181,14 @@ final class NIOEngine: TransferEngine {
         return "nio tls=\(tls) proxy=\(proxy)"
     }
 
-    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, body: TransferBody, events: any EngineEvents) -> any TransferHandle {
         let handle = NIOTransferHandle()
         launch(request, body: body, events: events, trail: NIORedirectTrail(first: request.url), handle: handle)
         return handle
     }
 
     /// Starts one hop of a transfer: its first request, or the one a redirect leads to.
-    func launch(_ request: URLRequest, body: TransferBody, events: any TransferEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
+    func launch(_ request: URLRequest, body: TransferBody, events: any EngineEvents, trail: NIORedirectTrail, handle: NIOTransferHandle) {
         let transport = events.transport
         if case let .environment(variables) = transport.proxy ?? proxy, let url = request.url, let refusal = variables.refusal(for: url) {
             // A proxy variable NetOps cannot use: going direct would bypass what it asks for.
@@ -208,6 +218,10 @@ final class NIOEngine: TransferEngine {
             let crossOrigin = trail.count > 0 && origin != trail.firstOrigin
             built = try Self.makeRequest(
                 request, body: body, delegate: delegate, tls: tlsConfiguration(for: transport, withoutClientCertificate: crossOrigin))
+        } catch let error as TLSSettingsError {
+            // Settings whose key does not belong to their certificate: nothing is sent.
+            delegate.failBeforeStart(.tls(error.description))
+            return
         } catch {
             delegate.failBeforeStart(NIOFailureMapping.failure(from: error, connected: false))
             return
@@ -255,18 +269,23 @@ final class NIOEngine: TransferEngine {
     /// session's serves (AsyncHTTPClient then pools its connections with the session's). A hop
     /// `withoutClientCertificate` (a redirect to another origin) gets the same settings without
     /// the client certificate.
-    private func tlsConfiguration(for transport: TransportChoice, withoutClientCertificate: Bool = false) -> TLSConfiguration? {
+    private func tlsConfiguration(
+        for transport: TransportChoice, withoutClientCertificate: Bool = false
+    ) throws(TLSSettingsError) -> TLSConfiguration? {
         let chosen = transport.tls ?? tls
         if withoutClientCertificate, chosen.clientCertificate != nil {
-            return chosen.withoutClientCertificate().configuration
+            return try chosen.withoutClientCertificate().nioBuild.configuration.get()
         }
-        guard let own = transport.tls, !own.isIdentical(to: tls) else { return nil }
+        guard let own = transport.tls, !own.isIdentical(to: tls) else {
+            if let defaultTLSFailure { throw defaultTLSFailure }
+            return nil
+        }
         if !own.verifiesCertificates, insecureSettingsSeen.withLockedValue({ $0.insert(own.identity).inserted }) {
             logger.warning(
                 "NetOpsNIO: transfers run with TLS certificate verification OFF (TLSSettings.insecureWithoutVerification); use only against test servers"
             )
         }
-        return own.configuration
+        return try own.nioBuild.configuration.get()
     }
 
     /// Translates a `URLRequest` and a NetOps body into AsyncHTTPClient's request, with TLS

@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import NetOps
+import NetOpsHTTP
 
 @available(macOS 15, iOS 18, watchOS 11, tvOS 18, visionOS 2, *)
 extension NIOEngineConfiguration {

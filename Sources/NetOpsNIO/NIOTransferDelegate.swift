@@ -53,7 +53,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
         var answered = false
     }
 
-    private let events: any TransferEvents
+    private let events: any EngineEvents
     /// The reader of a streamed body, read once: an operation's sink does not change.
     private let demand: (any BodyDemand)?
     private let requestURL: URL?
@@ -83,7 +83,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     }
 
     init(
-        events: any TransferEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
+        events: any EngineEvents, url: URL?, method: String = "GET", decompressionRatio: Int = ContentDecoding.ratioLimit,
         completesOnEventLoop: Bool = false, redirects: NIORedirectFollower? = nil, resend: NIORedirectFollower? = nil,
         http2Watch: HTTP2Watch? = nil
     ) {
@@ -355,7 +355,7 @@ final class NIOTransferDelegate: HTTPClientResponseDelegate {
     // MARK: Ordering
 
     /// Delivers one in-transfer event unless the transfer has completed.
-    private func deliver(_ event: (any TransferEvents) -> Void) {
+    private func deliver(_ event: (any EngineEvents) -> Void) {
         let proceed = state.withLockedValue { state -> Bool in
             guard !state.completed else { return false }
             state.delivering = true

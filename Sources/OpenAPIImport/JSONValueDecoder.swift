@@ -8,8 +8,13 @@ import Validator
 /// Types for which `standIn` returns a value are not decoded: that value stands in for them.
 /// The importer uses this for JSON Schemas, which it reads itself (see `OpenAPIKitReading`).
 ///
-/// Numbers decode strictly: an integer type only from a number written without a fraction or
-/// exponent, so `AnyCodable` keeps `1.0` a `Double` as the description wrote it.
+/// Numbers decode by the rules every decoder over a `JSONValue` shares, with integers read
+/// strictly (`JSONValue.IntegerReading.integerLiterals`): an integer type only from a number
+/// written without a fraction or exponent, so `AnyCodable` keeps `1.0` a `Double` as the
+/// description wrote it. (Mapper's decoder is the other one: it follows `JSONDecoder` for
+/// models, key and date strategies included, and reads integers from any integral number. The
+/// two stay apart because their readers want opposite integer rules and this one decodes
+/// types it does not own through `standIn`.)
 struct JSONValueDecoder {
     /// Passed to every `Decodable` initializer.
     var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -98,16 +103,15 @@ private struct ValueDecoder: Decoder {
             guard case let .bool(flag) = value else { throw mismatch(type) }
             return flag as? T
         case is Double.Type:
-            switch value {
-            case let .double(number): return number as? T
-            case let .int(number): return Double(number) as? T
-            default: throw mismatch(type)
-            }
+            guard let number = value.doubleValue else { throw mismatch(type) }
+            return number as? T
         case is Float.Type:
-            switch value {
-            case let .double(number): return Float(number) as? T
-            case let .int(number): return Float(number) as? T
-            default: throw mismatch(type)
+            switch value.floatValue {
+            case let .number(number): return number as? T
+            case let .doesNotFit(written):
+                throw DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: codingPath, debugDescription: JSONValue.doesNotFitDescription(written, Float.self)))
+            case .notANumber: throw mismatch(type)
             }
         case is Int.Type: return try integer(Int.self) as? T
         case is Int8.Type: return try integer(Int8.self) as? T
@@ -123,13 +127,14 @@ private struct ValueDecoder: Decoder {
         }
     }
 
-    private func integer<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
-        guard case let .int(number) = value else { throw mismatch(type) }
-        guard let exact = I(exactly: number) else {
+    private func integer<I: FixedWidthInteger & Sendable>(_ type: I.Type) throws -> I {
+        switch value.integer(type, reading: .integerLiterals) {
+        case let .number(integer): return integer
+        case let .doesNotFit(written):
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: codingPath, debugDescription: "The number \(number) does not fit in \(type)."))
+                DecodingError.Context(codingPath: codingPath, debugDescription: JSONValue.doesNotFitDescription(written, type)))
+        case .notANumber: throw mismatch(type)
         }
-        return exact
     }
 }
 

@@ -30,7 +30,7 @@ extension APIManager {
             // The upload is part of the API's work: it runs on the API's session (engine).
             if let session = APIManager.defaultAPI.configuration.session { upload.privateSession = session }
             // The upload URL is the upload server's own: it takes no access token.
-            upload.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
+            upload.values[AuthenticationCoordinator.WithoutToken.self] = true
             if let progress { upload.onProgress { _, sent in progress(sent) } }
             _ = try? await context.run(upload)
             let receipt = try uploadReceipt(of: upload)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Validator
 
 /// A template folder with an in-memory cache: the object behind the static `Templater` front.
@@ -38,9 +39,9 @@ public final class TemplateStore: Sendable {
     }
 
     /// The cache, the folder's location and the generation counter.
-    private let state: LockedBox<State>
+    private let state: NIOLockedValueBox<State>
     /// Serializes mutations of the folder (held across their disk work; readers never take it).
-    private let mutation = LockedBox<Void>(())
+    private let mutation = NIOLockedValueBox<Void>(())
     /// How folders are moved (tests force the cross-file-system path).
     let mover: DirectoryMover
     /// The folder the store was made on, and the record of where its templates moved.
@@ -62,7 +63,7 @@ public final class TemplateStore: Sendable {
 
     init(directory: URL, limits: ArchiveLimits, mover: DirectoryMover) {
         let home = TemplateFolderRecord(home: directory.standardizedFileURL)
-        state = LockedBox(State(directory: home.movedFolder() ?? home.home))
+        state = NIOLockedValueBox(State(directory: home.movedFolder() ?? home.home))
         self.home = home
         self.limits = limits
         self.mover = mover

@@ -264,7 +264,7 @@ struct TransportSendTests {
     @Test(arguments: TestEngine.allCases)
     func aLargeResponseStreamsToTheClient(_ engine: TestEngine) async throws {
         let (scope, baseURL) = try await Self.scope(engine, retries: RetryPolicy.none)
-        scope.configure { $0.maximumResponseBytes = nil }
+        scope.configure { $0.maximumResponseBodyBytes = nil }
         let key = "transport-\(engine)-\(UUID().uuidString)"
         let size = 1 << 30
         let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/streamed/\(key)/\(size)")

@@ -3,6 +3,7 @@ import Configuration
 import Crypto
 import Foundation
 import NetOps
+import NetOpsHTTP
 import Testing
 
 /// `PostgresTokenStore.Configuration(configReader:)` and `PostgresTokenStore.key(configReader:)`.

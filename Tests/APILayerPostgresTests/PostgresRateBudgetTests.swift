@@ -2,6 +2,7 @@ import APILayer
 import APILayerPostgres
 import Foundation
 import NetOps
+import NetOpsHTTP
 import PostgresNIO
 import TestSupport
 import Testing

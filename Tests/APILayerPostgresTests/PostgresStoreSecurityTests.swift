@@ -6,6 +6,7 @@ import Foundation
 import LocalPostgres
 import Logging
 import NetOps
+import NetOpsHTTP
 import PostgresNIO
 import TestSupport
 import Testing

@@ -116,9 +116,9 @@ struct PipelineTests {
     /// stage, before it is parsed.
     @Test func aResponseLongerThanTheScopesLimitFailsTheCall() async throws {
         let server = try await TestServer.get()
-        #expect(APIScope.Configuration().maximumResponseBytes == 64 << 20)
+        #expect(APIScope.Configuration().maximumResponseBodyBytes == 64 << 20)
         let scope = APIScope(name: "pipeline-limit")
-        scope.configure { $0.maximumResponseBytes = 20 }
+        scope.configure { $0.maximumResponseBodyBytes = 20 }
         try await withFacade(scope: scope, baseURL: server.baseURL, templates: ["json": projectTemplate]) {
             let error = await apiError { () async throws(APIError) -> Project in try await APIManager.call(AdHocMethod("json"), as: Project.self) }
             #expect(error?.stageName == "transport")

@@ -3,6 +3,7 @@ import Foundation
 import InMemoryTracing
 import MetricsTestKit
 import NetOps
+import NetOpsHTTP
 import TestSupport
 import Testing
 import Validator

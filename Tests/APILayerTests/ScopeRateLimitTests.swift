@@ -2,6 +2,7 @@ import APILayer
 import Foundation
 import MetricsTestKit
 import NetOps
+import NetOpsHTTP
 import TestSupport
 import Testing
 import Validator

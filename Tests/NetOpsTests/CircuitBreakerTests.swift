@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 /// A circuit per origin: consecutive failures open it, an open circuit refuses at once, a probe
 /// after the cool-down closes or reopens it. On both engines, against a refused port and

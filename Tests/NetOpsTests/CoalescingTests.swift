@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -41,7 +42,7 @@ struct CoalescingTests {
             #expect(operation.statusCode == 200)
             #expect(String(decoding: operation.receivedData, as: UTF8.self) == expected)
         }
-        #expect(operations.filter { operation in operation.withLock { operation.storage.lastAttemptJoined } }.count == 19)
+        #expect(operations.filter { operation in operation.values[RequestCoalescer.JoinedKey.self] == true }.count == 19)
         #expect(coalescer.transfersInFlight == 0)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 import TestSupport
 import Testing

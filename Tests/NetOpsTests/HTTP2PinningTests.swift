@@ -1,5 +1,6 @@
 import Foundation
 import NIOHTTP1
+import NetOps
 import Testing
 
 @testable import NetOpsNIO

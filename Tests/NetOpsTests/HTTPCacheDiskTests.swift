@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -3,6 +3,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -40,7 +41,7 @@ struct HTTPCacheTests {
     }
 
     static func cacheUse(_ operation: BaseOperation) -> HTTPCache.Outcome? {
-        operation.withLock { operation.storage.lastAttemptCache?.outcome }
+        operation.values[HTTPCache.OutcomeKey.self]
     }
 
     static func version(_ operation: DataTaskOperation) throws -> Int {

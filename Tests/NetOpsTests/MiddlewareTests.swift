@@ -202,20 +202,6 @@ struct MiddlewareTests {
         #expect(flaky.attemptsMade == 3)
     }
 
-    /// Settings are frozen when the operation starts: a change afterwards is ignored.
-    @Test(arguments: TestEngine.allCases) func settingsFreezeAtStart(_ engine: TestEngine) async throws {
-        let session = engine.makeSession()
-        let operation = DTO.get(try await TestServer.url("delay?seconds=0.3")).on(session)
-        operation.start()
-        operation.privateSession = engine.makeSession()
-        operation.use(HeaderStage(name: "X-Late", value: "late"))
-        operation.acceptableStatusCodes = []
-        await operation.finished()
-        #expect(operation.state == .successFinished)
-        #expect(operation.privateSession === session)
-        #expect(operation.middleware.isEmpty)
-    }
-
     /// A session released while its operations run: they keep it until they end.
     @Test(arguments: TestEngine.allCases) func aSessionReleasedWhileOperationsRun(_ engine: TestEngine) async throws {
         let url = try await TestServer.url("delay?seconds=0.3")
@@ -227,7 +213,6 @@ struct MiddlewareTests {
                 let operation = DTO.get(url)
                 operation.privateSession = session
                 operation.start()
-                operation.privateSession = nil
                 return operation
             }
         }()

@@ -27,10 +27,13 @@ struct NIOEngineTests {
 
     @Test func droppedSessionShutsItselfDown() async throws {
         var session: NetworkSession? = NetworkSession.nio()
-        let operation = DTO.get(try await TestServer.url("json"))
-        operation.privateSession = session
-        try await operation.run()
-        operation.privateSession = nil
+        do {
+            // The operation holds its session until it is released itself (its settings are
+            // fixed once it started).
+            let operation = DTO.get(try await TestServer.url("json"))
+            operation.privateSession = session
+            try await operation.run()
+        }
         session = nil
         #expect(session == nil)
     }

@@ -16,10 +16,11 @@ import TestSupport
 @Suite(.timeLimit(.minutes(5)))
 struct PostponementTests {
     /// Parks every response until the request carries `X-Credential: fresh`.
-    struct NeedsFreshCredential: OperationInterceptor {
-        func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
-            let sent = String(decoding: body, as: UTF8.self)
-            return sent.contains(#""x-credential":"fresh""#) ? .useDefault : .postpone
+    struct NeedsFreshCredential: NetworkMiddleware {
+        func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
+            guard outcome.statusCode != nil else { return }
+            let sent = String(decoding: outcome.body, as: UTF8.self)
+            if !sent.contains(#""x-credential":"fresh""#) { verdict = .park(in: context.session.parkingLot) }
         }
     }
 
@@ -28,7 +29,7 @@ struct PostponementTests {
 
     static func parkedOperation(in session: NetworkSession) async throws -> DTO {
         let operation = DTO.get(try await TestServer.url("echo")).on(session)
-        operation.interceptor = NeedsFreshCredential()
+        operation.use(NeedsFreshCredential())
         operation.start()
         // Parked first (under the operation's lock), then listed in the session's lot. A test that
         // went on with an operation not yet parked would replay nothing and then wait for it
@@ -70,7 +71,7 @@ struct PostponementTests {
         let returned = Locked(false)
         let session = engine.makeSession()
         let operation = DTO.get(url).on(session)
-        operation.interceptor = NeedsFreshCredential()
+        operation.use(NeedsFreshCredential())
         let waiter = Task {
             await onThreads(1) { _ in
                 operation.syncStart()
@@ -135,7 +136,7 @@ struct PostponementTests {
     func releaseSyncWaitersOfPostponedEndsTheParkedAndReturnsTheirWaiters(_ engine: TestEngine) async throws {
         let session = engine.makeSession()
         let operation = DTO.get(try await TestServer.url("echo")).on(session)
-        operation.interceptor = NeedsFreshCredential()
+        operation.use(NeedsFreshCredential())
         let returned = Locked(false)
         let waiter = Task {
             try await offCooperativePool {

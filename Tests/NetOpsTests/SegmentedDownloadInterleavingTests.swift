@@ -34,11 +34,11 @@ struct SegmentedDownloadInterleavingTests {
 
     /// One simulated request: the events still to deliver, and whether it was cancelled.
     final class FakeTask: TransferHandle, @unchecked Sendable {
-        let events: any TransferEvents
+        let events: any EngineEvents
         var pending: [Event]
         var cancelled = false
 
-        init(events: any TransferEvents, pending: [Event]) {
+        init(events: any EngineEvents, pending: [Event]) {
             self.events = events
             self.pending = pending
         }
@@ -52,7 +52,7 @@ struct SegmentedDownloadInterleavingTests {
     }
 
     /// What the caller of the download hears.
-    final class Caller: TransferEvents, @unchecked Sendable {
+    final class Caller: EngineEvents, @unchecked Sendable {
         var head: ResponseHead?
         var body = Data()
         var ends: [TransferFailure?] = []
@@ -102,7 +102,7 @@ struct SegmentedDownloadInterleavingTests {
         }
 
         /// Starts a simulated request: one in about `3 × breakEvery` breaks (none when 0).
-        func start(_ request: URLRequest, _ events: any TransferEvents) -> any TransferHandle {
+        func start(_ request: URLRequest, _ events: any EngineEvents) -> any TransferHandle {
             let breaks = breakEvery > 0 && generator.next() % UInt64(3 * breakEvery) == 0
             let answer = SegmentedDownloadInterleavingTests.answer(request, resource: resource, breaks: breaks, using: &generator)
             let task = FakeTask(events: events, pending: answer)

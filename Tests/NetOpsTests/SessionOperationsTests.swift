@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -179,8 +180,7 @@ struct SessionOperationsTests {
         await Self.close(session)
     }
 
-    /// The session is a value on the operation: another one set before start wins; one set
-    /// after start is ignored.
+    /// The session is a value on the operation: another one set before start wins.
     @Test(arguments: TestEngine.allCases)
     func theSessionIsReadAtStart(_ engine: TestEngine) async throws {
         let (first, firstTagging) = Self.session(engine)
@@ -193,13 +193,6 @@ struct SessionOperationsTests {
         #expect(firstTagging.paths.isEmpty)
         #expect(secondTagging.paths == ["/echo"])
 
-        let frozen = first.get(try await TestServer.url("delay?seconds=0.2"))
-        frozen.start()
-        frozen.privateSession = second
-        await frozen.finished()
-        #expect(frozen.state == .successFinished)
-        #expect(firstTagging.paths == ["/delay"])
-        #expect(secondTagging.paths == ["/echo"])
         await Self.close(first)
         await Self.close(second)
     }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 /// Line and server-sent-event framing, fed the same text in every way it can be cut into chunks.
 struct StreamFramingTests {

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 /// `StreamingOperation` against DemoServer, on both engines (the transfer's cases over HTTP/2
 /// too): the body arrives whole and in

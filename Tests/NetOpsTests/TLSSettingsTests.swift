@@ -1,5 +1,6 @@
 import Foundation
 import NetOps
+import NetOpsNIO
 import TestSupport
 import Testing
 
@@ -80,16 +81,26 @@ struct TLSSettingsTests {
         }
     }
 
-    @Test func aKeyOfAnotherCertificateIsRefused() async throws {
-        try await withCertificates { files in
-            let error = failure {
-                try TLSSettings(clientCertificate: .file(files.clientCertificate.path), clientKey: .file(files.otherKey.path))
-            }
-            #expect(
-                error
-                    == TLSSettingsError(
-                        source: files.otherKey.path, reason: .keyDoesNotMatchCertificate(certificate: files.clientCertificate.path)))
+    /// The core links no TLS library: whether a key belongs to its certificate is checked by the
+    /// NIO engine, the first time it uses the settings, and the request fails naming the key.
+    @Test func aKeyOfAnotherCertificateIsRefusedByTheEngineThatUsesIt() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("apilayer-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let files = try await TestCertificates.make(in: folder)
+        let settings = try TLSSettings(clientCertificate: .file(files.clientCertificate.path), clientKey: .file(files.otherKey.path))
+        let expected = TLSSettingsError(
+            source: files.otherKey.path, reason: .keyDoesNotMatchCertificate(certificate: files.clientCertificate.path))
+        #expect(throws: expected) { try settings.nioBuild.configuration.get() }
+        let operation = DTO.get(try await TestServer.url("json")).on(TestEngine.nio)
+        operation.tlsSettings = settings
+        await #expect(throws: NetOpsError.self) { try await operation.run() }
+        #expect(operation.error?.description.contains(files.otherKey.path) == true, "\(String(describing: operation.error))")
+        guard case let .tls(reason)? = operation.error?.kind else {
+            Issue.record("not a TLS error: \(String(describing: operation.error))")
+            return
         }
+        #expect(reason.contains("does not belong to the certificate"))
     }
 
     @Test func anExpiredCertificateIsRefused() async throws {

@@ -129,7 +129,7 @@ struct SampleAPIMethodTests {
             let probe = DTO.get(
                 fixture.server.sampleAPIBaseURL(realm: fixture.realm).appendingPathComponent("users.get"),
                 parameters: ["access_token": token])
-            probe.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
+            probe.values[AuthenticationCoordinator.WithoutToken.self] = true
             _ = try await probe.run()
             #expect(SampleServiceError(body: probe.receivedData)?.code == SampleServiceError.authorizationFailed)
             // Signed out, a call fails cleanly instead of hanging.

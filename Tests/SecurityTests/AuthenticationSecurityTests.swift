@@ -32,7 +32,7 @@ struct AuthenticationSecurityTests {
     /// A DTO for `url` whose token `coordinator` places, counting its completions.
     static func guarded(_ url: URL, by coordinator: AuthenticationCoordinator, engine: TestEngine, completions: Locked<Int>) -> DTO {
         let operation = DTO.get(url).on(engine)
-        operation.interceptor = coordinator
+        operation.use(coordinator)
         operation.onCompletion { _ in completions.withLock { $0 += 1 } }
         return operation
     }

@@ -7,6 +7,7 @@ import Testing
 import Validator
 
 @testable import NetOps
+@testable import NetOpsHTTP
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,5 +1,6 @@
 import Foundation
 import NetOps
+import NetOpsHTTP
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import APILayer
 import Configuration
 import Foundation
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 import Templater
 import TestSupport

@@ -14,20 +14,22 @@ import FoundationNetworking
 @Suite("Security: parked time and refresh deadlines", .processGate(.shared, minutes: 2))
 struct DeadlineSecurityTests {
     /// Parks every request: the operation waits for a replay that never comes.
-    struct ParkForever: OperationInterceptor {
-        func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision { .postpone }
+    struct ParkForever: NetworkMiddleware {
+        func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+            .park(in: context.session.parkingLot)
+        }
     }
 
     /// Parks the first request only; a replay proceeds.
-    final class ParkOnce: OperationInterceptor, Sendable {
+    final class ParkOnce: NetworkMiddleware, Sendable {
         private let parked = Locked(false)
 
-        func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
+        func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
             let first = parked.withLock { parked -> Bool in
                 defer { parked = true }
                 return !parked
             }
-            return first ? .postpone : .proceed(request)
+            return first ? .park(in: context.session.parkingLot) : .proceed
         }
     }
 
@@ -42,7 +44,7 @@ struct DeadlineSecurityTests {
     func aParkedOperationEndsAtItsTotalDeadline(_ engine: TestEngine) async throws {
         let completions = Locked(0)
         let operation = DTO.get(try await TestServer.url("json")).on(engine)
-        operation.interceptor = ParkForever()
+        operation.use(ParkForever())
         operation.totalTimeout = 0.3
         operation.onCompletion { _ in completions.withLock { $0 += 1 } }
         operation.start()
@@ -64,7 +66,7 @@ struct DeadlineSecurityTests {
     @Test(arguments: TestEngine.allCases)
     func parkedTimeCountsAfterTheReplay(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("delay?seconds=0.8")).on(engine)
-        operation.interceptor = ParkOnce()
+        operation.use(ParkOnce())
         operation.totalTimeout = 1.5
         operation.start()
         #expect(await eventually { operation.isPostponed })

@@ -143,22 +143,21 @@ struct HeaderInjectionTests {
         #expect(request.values(of: "X-Note") == ["kept"])
     }
 
-    /// An interceptor (a service's own header step) is checked like the caller.
+    /// A stage (a service's own header step) is checked like the caller.
     @Test(arguments: TestEngine.allCases)
-    func anInterceptorsHeaderIsCheckedToo(_ engine: TestEngine) async throws {
-        struct Adds: OperationInterceptor {
-            func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
-                var request = request
+    func aStagesHeaderIsCheckedToo(_ engine: TestEngine) async throws {
+        struct Adds: NetworkMiddleware {
+            func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
                 var fields = request.allHTTPHeaderFields ?? [:]
                 fields["X-Tenant"] = "a\r\n\(HeaderInjectionTests.smuggled)"
                 request.allHTTPHeaderFields = fields
-                return .proceed(request)
+                return .proceed
             }
         }
         let (error, requests) = try await Self.send(
             { server in
                 let operation = DTO.get(server.url(.ok))
-                operation.interceptor = Adds()
+                operation.use(Adds())
                 return operation
             }, on: engine)
         Self.expectRefused(error, naming: "X-Tenant")

@@ -2,6 +2,7 @@ import APILayer
 import DemoServer
 import Foundation
 import NetOps
+import NetOpsHTTP
 import TestSupport
 import Testing
 

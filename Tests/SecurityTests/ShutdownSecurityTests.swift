@@ -1,6 +1,7 @@
 import APILayer
 import Foundation
 import NetOps
+import NetOpsHTTP
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import APILayerOpenAPI
 import Foundation
 import HTTPTypes
 import NetOps
+import NetOpsHTTP
 import OpenAPIRuntime
 import TestSupport
 import Testing
@@ -27,7 +28,7 @@ struct StreamingLimitTests {
         scope.configure {
             $0.baseURL = server.url("/")
             $0.session = engine.makeSession()
-            $0.maximumResponseBytes = 2 << 20
+            $0.maximumResponseBodyBytes = 2 << 20
             $0.totalTimeout = 60
         }
         return scope

@@ -16,7 +16,7 @@ struct WaitAndSizeLimitTests {
     @Test func everyScopeHasATotalDeadlineAndABodyLimitByDefault() {
         let configuration = APIScope.Configuration()
         #expect(configuration.totalTimeout == 120)
-        #expect(configuration.maximumResponseBytes == 64 << 20)
+        #expect(configuration.maximumResponseBodyBytes == 64 << 20)
         #expect(configuration.usesCookies == false)
     }
 

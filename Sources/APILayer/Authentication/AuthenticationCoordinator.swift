@@ -13,12 +13,12 @@ import FoundationNetworking
 /// into one token refresh.
 ///
 /// An `APIScope` makes one with `configureAuthentication(…)` and gives it to every operation of
-/// its methods (only for requests to the API's origins). Attached by hand as an operation's
-/// `interceptor` (or stage: `operation.use(coordinator)`), it places the token on that
-/// operation's requests. It is a stage of the middleware chain of the operations it guards:
-/// - before a request goes, it inserts the current token and notes its *version* on the
-///   operation; while a refresh runs, or when the token is known to be expired, the operation
-///   is parked instead of sending a stale token;
+/// its methods (only for requests to the API's origins). Attached by hand as a stage
+/// (`operation.use(coordinator)`), it places the token on that operation's requests. It is a
+/// stage of the middleware chain of the operations it guards:
+/// - before a request goes, it inserts the current token and notes its *version* among the
+///   call's values (`TokenVersion`); while a refresh runs, or when the token is known to be
+///   expired, the operation is parked instead of sending a stale token;
 /// - when a response says the token failed (401, or the service's body rule), the operation is
 ///   parked and one refresh starts (single flight). A failure of a request sent with an older
 ///   token version is replayed at once with the current token, without a new refresh;
@@ -39,7 +39,7 @@ import FoundationNetworking
 ///   `AuthenticationError.tokenRemoved` (another process logged out) drops the token here too.
 ///
 /// The authenticator is never called while a lock is held, and token values never reach a log.
-public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddleware, @unchecked Sendable {
+public final class AuthenticationCoordinator: NetworkMiddleware, @unchecked Sendable {
     /// How the coordinator recognises and places tokens.
     public struct Configuration: Sendable {
         /// Where requests carry the token.
@@ -69,13 +69,31 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         public init() {}
     }
 
-    /// The key of `BaseOperation.userInfo` holding the token version a request carried.
-    public static let versionKey = "apilayer.tokenVersion"
-    /// The key of `BaseOperation.userInfo` holding a `TokenPlacement` that overrides the
-    /// configuration's for that operation.
-    public static let placementKey = "apilayer.tokenPlacement"
-    /// The key of `BaseOperation.userInfo` that, set to `true`, sends the operation without a token.
-    public static let withoutTokenKey = "apilayer.withoutToken"
+    /// The version of the token the call's last request carried (`tokenVersion` when it was
+    /// placed): a 401 to an older version is replayed with the current token, without a refresh.
+    public enum TokenVersion: CallValueKey {
+        /// The version.
+        public typealias Value = Int
+    }
+
+    /// Where this call's requests carry the token, instead of the configuration's placement
+    /// (for a coordinator attached by hand; an API scope's methods say it themselves).
+    public enum PlacementOverride: CallValueKey {
+        /// The placement.
+        public typealias Value = TokenPlacement
+    }
+
+    /// Set to `true` before `start()`: the call goes without a token (an upload server, a
+    /// public endpoint), and its 401s start no refresh.
+    ///
+    /// ```swift
+    /// upload.values[AuthenticationCoordinator.WithoutToken.self] = true
+    /// ```
+    public enum WithoutToken: CallValueKey {
+        /// True to send no token.
+        public typealias Value = Bool
+    }
+
     /// Where the operations waiting for a token wait: this coordinator's own, so it replays
     /// and fails only what it parked.
     public let parkingLot = ParkingLot()
@@ -261,18 +279,21 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
 
     // MARK: NetworkMiddleware
 
-    /// Places the current token (where the operation's `placementKey` or the configuration
+    /// Places the current token (where the call's `PlacementOverride` or the configuration
     /// says), or parks the operation in this coordinator's lot while a refresh runs or the
-    /// token is expired.
+    /// token is expired. A call marked `WithoutToken` goes as it is.
     public func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
-        stage(adapt(request, for: context.operation), request: &request)
+        let values = context.values
+        if values[WithoutToken.self] == true { return .proceed }
+        return placeToken(in: &request, for: context.operation, placement: values[PlacementOverride.self] ?? configuration.placement)
     }
 
     /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
     public func judge(_ outcome: AttemptOutcome, verdict: inout Verdict, context: MiddlewareContext) throws {
         guard let status = outcome.statusCode, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
-        if context.operation.userInfo[Self.withoutTokenKey] as? Bool == true { return }
-        stage(judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation), verdict: &verdict)
+        // A request sent without a token (an upload server, a public endpoint) has no token to refresh.
+        if context.values[WithoutToken.self] == true { return }
+        if let decided = judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation) { verdict = decided }
     }
 
     /// Replays or fails at once an operation that parked in this lot after its refresh ended.
@@ -281,40 +302,9 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         didPostpone(operation)
     }
 
-    /// A request decision as a stage's: a postponement parks in this coordinator's lot.
-    func stage(_ decision: RequestDecision, request: inout URLRequest) -> PrepareDecision {
-        switch decision {
-        case let .proceed(placed):
-            request = placed
-            return .proceed
-        case .postpone:
-            return .park(in: parkingLot)
-        case let .fail(error):
-            return .fail(error)
-        }
-    }
-
-    /// A response decision as a stage's verdict: a postponement parks in this coordinator's lot.
-    func stage(_ decision: ResponseDecision, verdict: inout Verdict) {
-        switch decision {
-        case .useDefault: break
-        case .postpone: verdict = .park(in: parkingLot)
-        case let .retry(after): verdict = .retry(after: after)
-        case let .fail(error): verdict = .fail(error)
-        }
-    }
-
-    // MARK: OperationInterceptor
-
-    /// Inserts the current token, or parks the operation while a refresh runs or the token is expired.
-    public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
-        let info = operation.userInfo
-        if info[Self.withoutTokenKey] as? Bool == true { return .proceed(request) }
-        return adapt(request, for: operation, placement: info[Self.placementKey] as? TokenPlacement ?? configuration.placement)
-    }
-
-    /// Inserts the current token where `placement` says, or parks the operation.
-    func adapt(_ request: URLRequest, for operation: BaseOperation, placement: TokenPlacement) -> RequestDecision {
+    /// Inserts the current token where `placement` says and notes its version among the call's
+    /// values, or parks the operation in this coordinator's lot.
+    func placeToken(in request: inout URLRequest, for operation: BaseOperation, placement: TokenPlacement) -> PrepareDecision {
         enum Verdict {
             case send(String, Int)
             case needsToken(TokenWait)
@@ -327,46 +317,38 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         }
         switch verdict {
         case let .send(token, version):
-            if let name = placement.parameterName, !operation.redaction.isSecret(parameter: name) {
-                operation.redaction = operation.redaction.adding(parameters: [name])
-            }
             switch placement.placing(token, in: request) {
             case let .success(placed):
-                operation.userInfo[Self.versionKey] = version
-                return .proceed(placed)
+                operation.values[TokenVersion.self] = version
+                request = placed
+                return .proceed
             case let .failure(error):
                 return .fail(error)
             }
         case let .needsToken(wait):
-            return settle(wait, url: request.url, for: operation).map(RequestDecision.fail) ?? .postpone
+            return settle(wait, url: request.url, for: operation).map { .fail($0) } ?? .park(in: parkingLot)
         }
     }
 
-    /// Parks the operation on a 401 or the service's body rule, refreshing once for all.
-    public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
-        // A request sent without a token (an upload server, a public endpoint) has no token to refresh.
-        if operation.userInfo[Self.withoutTokenKey] as? Bool == true { return .useDefault }
-        return judgeCredential(status: response.statusCode, url: response.url, body: body, for: operation)
-    }
-
-    /// Parks the operation when a response of `status` from `url` says its token failed.
-    func judgeCredential(status: Int, url: URL?, body: Data, for operation: BaseOperation) -> ResponseDecision {
+    /// Parks the operation when a response of `status` from `url` says its token failed: the
+    /// verdict to give, nil to keep the one there is.
+    func judgeCredential(status: Int, url: URL?, body: Data, for operation: BaseOperation) -> Verdict? {
         let unauthorized = status == 401 || bodySaysUnauthorized(body, for: operation)
-        guard unauthorized else { return .useDefault }
-        let used = operation.userInfo[Self.versionKey] as? Int
-        enum Verdict {
+        guard unauthorized else { return nil }
+        let used = operation.values[TokenVersion.self]
+        enum Decision {
             case replayNow
             case needsToken(TokenWait)
         }
-        let verdict = state.withLock { state -> Verdict in
+        let decision = state.withLock { state -> Decision in
             if let used, used < state.version { return .replayNow }
             return .needsToken(waitForTokenLocked(&state))
         }
-        switch verdict {
+        switch decision {
         case .replayNow:
             return .retry(after: 0)
         case let .needsToken(wait):
-            return settle(wait, url: url, for: operation).map(ResponseDecision.fail) ?? .postpone
+            return settle(wait, url: url, for: operation).map { .fail($0) } ?? .park(in: parkingLot)
         }
     }
 
@@ -609,5 +591,38 @@ public final class AuthenticationCoordinator: OperationInterceptor, NetworkMiddl
         logger.info("\(note); replaying \(parked.count) parked operations")
         for operation in parked { operation.replay() }
         for waiter in waiters { waiter.resume(returning: token) }
+    }
+}
+
+/// The older interceptor shape of the coordinator, kept so that `operation.interceptor =
+/// coordinator` still builds: it runs as the stage it is.
+@available(*, deprecated, message: "add the coordinator as a stage: operation.use(coordinator)")
+extension AuthenticationCoordinator: OperationInterceptor {
+    /// Inserts the current token, or postpones the operation while a refresh runs or the token
+    /// is expired (the stage's `prepare` in the older vocabulary).
+    public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision {
+        if operation.values[WithoutToken.self] == true { return .proceed(request) }
+        var placed = request
+        switch placeToken(in: &placed, for: operation, placement: operation.values[PlacementOverride.self] ?? configuration.placement) {
+        case .proceed: return .proceed(placed)
+        case .park: return .postpone
+        case let .fail(error): return .fail(operationError(error, url: request.url))
+        }
+    }
+
+    /// Postpones the operation on a 401 or the service's body rule (the stage's `judge` in the
+    /// older vocabulary).
+    public func judge(_ response: HTTPURLResponse, body: Data, for operation: BaseOperation) -> ResponseDecision {
+        if operation.values[WithoutToken.self] == true { return .useDefault }
+        switch judgeCredential(status: response.statusCode, url: response.url, body: body, for: operation) {
+        case nil, .accept?: return .useDefault
+        case .park?: return .postpone
+        case let .retry(after)?: return .retry(after: after)
+        case let .fail(error)?: return .fail(operationError(error, url: response.url))
+        }
+    }
+
+    private func operationError(_ error: any Error, url: URL?) -> NetOpsError {
+        error as? NetOpsError ?? NetOpsError(rejecting: error, url: url)
     }
 }

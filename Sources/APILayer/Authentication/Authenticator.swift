@@ -79,9 +79,6 @@ public enum AuthenticationError: Error, Sendable, Equatable, CustomStringConvert
 
 /// OAuth 2.0 token endpoint requests (RFC 6749), shared by the grant types.
 enum OAuthTokenEndpoint {
-    /// An interceptor that changes nothing: the token request must never wait for a token.
-    struct Bypass: OperationInterceptor {}
-
     /// The longest token response read: 1 MiB (a token answer is a few hundred bytes).
     static let maximumResponseBytes: Int64 = 1 << 20
 
@@ -102,7 +99,6 @@ enum OAuthTokenEndpoint {
         }
         let operation = DTO.post(url, parameters: form, encoding: .form, headers: ["Accept": "application/json"])
         transport?.apply(to: operation)
-        operation.interceptor = Bypass()
         operation.retryPolicy = RetryPolicy.none
         operation.followsRedirects = false
         operation.maximumResponseBodyBytes = maximumResponseBytes

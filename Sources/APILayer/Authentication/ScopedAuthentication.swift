@@ -18,13 +18,13 @@ import FoundationNetworking
 struct ScopedAuthentication: NetworkMiddleware {
     let coordinator: AuthenticationCoordinator
     let placement: TokenPlacement
-    let origins: Set<APIOrigin>
+    let origins: Set<Origin>
     /// Whether the token may go over cleartext or weak TLS to hosts other than loopback.
     var allowsInsecureTransport = false
 
     /// True when `url` belongs to one of the API's origins.
     func mayCarryToken(_ url: URL?) -> Bool {
-        guard let url, let origin = APIOrigin(url) else { return false }
+        guard let url, let origin = Origin(url) else { return false }
         return origins.contains(origin)
     }
 
@@ -33,7 +33,7 @@ struct ScopedAuthentication: NetworkMiddleware {
         if !allowsInsecureTransport, let refusal = Self.insecureTransport(of: request.url, context: context) {
             return .fail(NetOpsError(.invalidRequest(reason: refusal), url: request.url))
         }
-        return coordinator.stage(coordinator.adapt(request, for: context.operation, placement: placement), request: &request)
+        return coordinator.placeToken(in: &request, for: context.operation, placement: placement)
     }
 
     /// Why the token cannot go to `url` the way the operation would send it, or nil.
@@ -60,8 +60,9 @@ struct ScopedAuthentication: NetworkMiddleware {
         // Only a response that arrived whole, from one of the API's origins.
         guard let status = outcome.statusCode, outcome.error == nil || outcome.error?.httpStatus != nil else { return }
         guard mayCarryToken(outcome.request.url), mayCarryToken(outcome.url ?? outcome.request.url) else { return }
-        coordinator.stage(
-            coordinator.judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation), verdict: &verdict)
+        if let decided = coordinator.judgeCredential(status: status, url: outcome.url, body: outcome.body, for: context.operation) {
+            verdict = decided
+        }
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {

@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 /// Keeps a token across restarts of the service.
 public protocol TokenStore: Sendable {
@@ -41,21 +42,20 @@ public enum TokenStoreError: Error, Sendable, Equatable, CustomStringConvertible
 }
 
 /// Keeps the token in memory only: for tests and short-lived processes.
-public final class InMemoryTokenStore: TokenStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var token: Token?
+public final class InMemoryTokenStore: TokenStore, Sendable {
+    private let token: Locked<Token?>
 
     /// A store holding `token`.
     public init(_ token: Token? = nil) {
-        self.token = token
+        self.token = Locked(token)
     }
 
     /// The token held.
-    public func load() throws -> Token? { lock.withLock { token } }
+    public func load() throws -> Token? { token.withLock { $0 } }
     /// Holds `token`.
-    public func save(_ token: Token) throws { lock.withLock { self.token = token } }
+    public func save(_ token: Token) throws { self.token.withLock { $0 = token } }
     /// Forgets the token.
-    public func remove() throws { lock.withLock { token = nil } }
+    public func remove() throws { token.withLock { $0 = nil } }
     /// This object's identity.
     public var storeIdentity: String? { "memory:\(ObjectIdentifier(self).hashValue)" }
 }

@@ -1,5 +1,6 @@
 import Metrics
 import NetOps
+import NetOpsHTTP
 
 /// Records one API's metrics into one factory. Never called under a lock: a slow backend
 /// delays only the call that records.

@@ -4,6 +4,7 @@ import Instrumentation
 import Logging
 import Metrics
 import NetOps
+import NetOpsHTTP
 import Tracing
 
 #if canImport(FoundationNetworking)
@@ -19,7 +20,7 @@ import FoundationNetworking
 /// spans, injecting the trace context); every other tracer, metrics and logger call is queued,
 /// in order, on the call's own reporting queue. A backend that is slow delays only its reports,
 /// never a transfer. State lives in one lock, released before any report.
-final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
+final class CallTelemetry: NetworkMiddleware, Sendable {
     /// The call's ID in log metadata and span attributes.
     let requestID: String
     private let api: String
@@ -42,7 +43,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
 
     /// Nothing would record what the call reports (see `reporter`). A silent call's telemetry
     /// joins no chain and hears of no end (`APIOperation.observe(with:)`); the call keeps its
-    /// request ID, and `pipelineChecked` makes no events.
+    /// request ID, and its pipeline reports nothing (`PipelineReports`).
     var isSilent: Bool { reporter == nil }
 
     private struct State {
@@ -57,9 +58,6 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         /// The header fields the tracer wrote into the first request (its propagation fields).
         var contextHeaderNames: Set<String>?
     }
-
-    /// The header fields the tracer adds to each request: trace context, never content.
-    var contextHeaderNames: Set<String> { state.withLock { $0.contextHeaderNames } ?? [] }
 
     /// An attempt whose span is open.
     private struct OpenAttempt: Sendable {
@@ -132,6 +130,10 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     // MARK: NetworkMiddleware
 
     func operationWillStart(_ operation: BaseOperation) {
+        // The pipeline reports what it checked to whoever listens (`PipelineReports`).
+        operation.values.update(PipelineReports.self) { reports in
+            if reports == nil { reports = [] }
+        }
         let claimed = state.withLock { state -> Bool in
             guard !state.claimed, !state.ended else { return false }
             state.claimed = true
@@ -158,7 +160,12 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     /// The innermost of the call's stages: the request is about to go as it is now, so the
     /// attempt's span starts here and its context goes into the request's headers.
     func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
-        request = willSend(request, attempt: context.attempt)
+        let (sent, contextHeaders) = willSend(request, attempt: context.attempt)
+        request = sent
+        // The tracer's fields, once known: a cache or a coalescer leaves them out of its key.
+        if let contextHeaders, !contextHeaders.isEmpty {
+            context.values.update(ContextHeaderNames.self) { names in names = (names ?? []).union(contextHeaders) }
+        }
         return .proceed
     }
 
@@ -169,15 +176,32 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         didFinish(
             AttemptReport(
                 attempt: context.attempt, status: outcome.statusCode, error: error, bytesSent: outcome.bytesSent,
-                bytesReceived: outcome.bytesReceived, coalesced: outcome.joinedSharedTransfer, cache: outcome.cacheOutcome,
-                protocolVersion: outcome.networkProtocolVersion))
+                bytesReceived: outcome.bytesReceived, coalesced: context.values[RequestCoalescer.JoinedKey.self] ?? false,
+                cache: context.values[HTTPCache.OutcomeKey.self], protocolVersion: outcome.networkProtocolVersion))
     }
 
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
         didPark()
     }
 
-    private func willSend(_ request: URLRequest, attempt: Int) -> URLRequest {
+    /// A run ended: what the pipeline checked in it goes on the call's span.
+    func operationDidStopRunning(_ operation: BaseOperation) {
+        let reports = operation.values.update(PipelineReports.self) { reports -> [PipelineReport] in
+            defer { if reports != nil { reports = [] } }
+            return reports ?? []
+        }
+        for report in reports { pipelineChecked(passed: report.passed, failedStage: report.failedStage) }
+    }
+
+    /// The call ended: its span and metrics close, after its result was fixed.
+    func operationDidFinish(_ operation: BaseOperation) {
+        let failure = (operation as? any CallResultHolder)?.callFailure
+        finish(failure: failure, operationError: operation.error)
+    }
+
+    /// The request as it goes, with the trace context in its headers, and the names of the
+    /// fields the tracer wrote (the first time only; nil after).
+    private func willSend(_ request: URLRequest, attempt: Int) -> (URLRequest, Set<String>?) {
         let sentAt = Self.now()
         let instant = DefaultTracerClock.now
         let (previous, call, wasParked) = state.withLock { state -> (OpenAttempt?, (any Span)?, Bool) in
@@ -197,14 +221,17 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
         let open = OpenAttempt(
             number: attempt, span: span, sentAt: sentAt, httpMethod: httpMethod, url: request.url,
             dimensions: HTTPClientMetrics.dimensions(method: httpMethod, url: request.url))
-        let ended = state.withLock { state -> Bool in
+        let (ended, contextHeaders) = state.withLock { state -> (Bool, Set<String>?) in
+            var named: Set<String>?
             if state.contextHeaderNames == nil {
                 let before = request.allHTTPHeaderFields ?? [:]
-                state.contextHeaderNames = Set((sent.allHTTPHeaderFields ?? [:]).filter { before[$0.key] != $0.value }.keys.map { $0.lowercased() })
+                let names = Set((sent.allHTTPHeaderFields ?? [:]).filter { before[$0.key] != $0.value }.keys.map { $0.lowercased() })
+                state.contextHeaderNames = names
+                named = names
             }
-            guard !state.ended else { return true }
+            guard !state.ended else { return (true, named) }
             state.attempt = open
-            return false
+            return (false, named)
         }
         let events = [
             wasParked
@@ -231,7 +258,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
                 ])
             if ended { close(open, status: nil, errorType: "cancelled", protocolVersion: nil, at: instant, endedAt: sentAt) }
         }
-        return sent
+        return (sent, contextHeaders)
     }
 
     private func didFinish(_ report: AttemptReport) {
@@ -289,7 +316,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
     // MARK: The call's stages and end
 
     /// The pipeline judged the response: the stages it passed, and the one it failed at.
-    func pipelineChecked(passed stages: [PipelineStage], failedStage: String?) {
+    private func pipelineChecked(passed stages: [PipelineStage], failedStage: String?) {
         guard !isSilent else { return }
         let call = state.withLock { $0.call }
         var attributes: SpanAttributes = [:]
@@ -388,7 +415,7 @@ final class CallTelemetry: NetworkMiddleware, ContextHeaderSource, Sendable {
             span.attributes[SpanAttributeKey.urlFull] = redaction.urlWithoutQuery(url)
             if let scheme = url.scheme { span.attributes[SpanAttributeKey.urlScheme] = scheme }
             if let host = url.host { span.attributes[SpanAttributeKey.serverAddress] = host }
-            if let port = url.port ?? (url.scheme == "https" ? 443 : url.scheme == "http" ? 80 : nil) {
+            if let port = url.port ?? url.scheme.flatMap({ Origin.defaultPort(of: $0.lowercased()) }) {
                 span.attributes[SpanAttributeKey.serverPort] = port
             }
         }
@@ -461,4 +488,23 @@ struct AttemptReport: Sendable {
     let cache: HTTPCache.Outcome?
     /// `network.protocol.version` of the response, when the engine says.
     let protocolVersion: String?
+}
+
+/// What an API call's pipeline checked on an accepted answer: the stages it passed, and the one
+/// it failed at.
+struct PipelineReport: Sendable {
+    let passed: [PipelineStage]
+    let failedStage: String?
+}
+
+/// The pipeline's reports of a call not yet on its span: present (empty) once the call's
+/// telemetry listens, so a call nobody observes makes none.
+enum PipelineReports: CallValueKey {
+    typealias Value = [PipelineReport]
+}
+
+/// An operation that knows how its API call ended: the `APIError` of the stage that failed.
+protocol CallResultHolder {
+    /// The failure the call ended with; nil for a success (or before the end).
+    var callFailure: APIError? { get }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import NetOps
 
 /// Records OpenTelemetry's HTTP client metrics for each attempt of a call: its duration and
 /// the attempts in flight. Every dimension has few values (a method, a host, a port, a scheme,
@@ -14,7 +15,7 @@ struct HTTPClientMetrics: Sendable {
         guard let url else { return dimensions }
         let scheme = url.scheme?.lowercased()
         if let host = url.host { dimensions.append((SpanAttributeKey.serverAddress, host)) }
-        if let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : nil) {
+        if let port = url.port ?? scheme.flatMap(Origin.defaultPort(of:)) {
             dimensions.append((SpanAttributeKey.serverPort, String(port)))
         }
         if let scheme { dimensions.append((SpanAttributeKey.urlScheme, scheme)) }

@@ -17,7 +17,7 @@ extension APIManager {
     /// with the typed `APIError`. An answer with a status the method does not accept leaves
     /// `destination` untouched and becomes `APIError.Stage.server`, its body decoded into the
     /// method's `errorModel` when it fits. The body is neither validated nor mapped, and the
-    /// API's `maximumResponseBytes` (a bound on memory) does not apply to it.
+    /// API's `maximumResponseBodyBytes` (a bound on memory) does not apply to it.
     ///
     /// ```swift
     /// let file = try await APIManager.download(TrackerAPI.exportIssues,

@@ -1,6 +1,7 @@
 import Foundation
 import Instrumentation
 import NetOps
+import NetOpsHTTP
 import Validator
 
 #if canImport(FoundationNetworking)
@@ -81,11 +82,6 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         // A silent call (nothing records its reports) keeps its request ID and nothing else.
         guard !telemetry.isSilent else { return }
         use(telemetry)
-        onEnd { operation in
-            guard let operation = operation as? APIOperation<Model> else { return }
-            let failure: APIError? = if case let .failure(error) = operation.finalResult() { error } else { nil }
-            telemetry.finish(failure: failure, operationError: operation.error)
-        }
     }
 
     /// The context of the call's span, for work done on its behalf.
@@ -132,11 +128,11 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         // An answer from the scope's HTTP cache (a fresh entry, a 304) whose body was checked
         // and mapped to this model before, under the same template version: no parse, no
         // validation, no mapping.
-        let cached = cachedResponseValues
+        let cached = values[HTTPCache.StoredValuesKey.self]
         let reuseKey = cached == nil ? nil : pipeline.reuseKey(status: statusCode)
         if let cached, let reuseKey, let model = cached.value(for: reuseKey) as? Model {
             checked.withLock { $0 = model }
-            telemetry.withLock { $0 }?.pipelineChecked(passed: [.reused], failedStage: nil)
+            report(PipelineReport(passed: [.reused], failedStage: nil))
             return nil
         }
         let body = receivedData
@@ -145,7 +141,7 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
             body, status: statusCode, operation: self, parsed: { self.parsed.json(for: body) },
             passed: { stages.append($0) })
         let failedStage: String? = if case let .failure(error) = verdict { error.stageName } else { nil }
-        telemetry.withLock { $0 }?.pipelineChecked(passed: stages, failedStage: failedStage)
+        report(PipelineReport(passed: stages, failedStage: failedStage))
         switch verdict {
         case let .success(model):
             checked.withLock { $0 = model }
@@ -154,6 +150,11 @@ public final class APIOperation<Model: Decodable & Sendable>: BaseOperation, Par
         case let .failure(error):
             return error
         }
+    }
+
+    /// Hands what the pipeline checked to the call's telemetry, when it listens.
+    private func report(_ checked: PipelineReport) {
+        values.update(PipelineReports.self) { reports in reports?.append(checked) }
     }
 
     /// The response body parsed as JSON, shared with the authentication rule.
@@ -219,4 +220,11 @@ private protocol PipelineChecked {
 extension APIOperation: PipelineChecked {
     /// The failure becomes the operation's own error: kept without a strong reference to it.
     fileprivate func runPipeline() -> APIError? { check()?.keptByItsOperation() }
+}
+
+extension APIOperation: CallResultHolder {
+    var callFailure: APIError? {
+        if case let .failure(error) = finalResult() { return error }
+        return nil
+    }
 }

@@ -34,7 +34,7 @@ struct StubEngine: TransferEngine {
     let body: Data
     let delay: TimeInterval
 
-    func startTransfer(_ request: URLRequest, body _: TransferBody, events: any TransferEvents) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, body _: TransferBody, events: any EngineEvents) -> any TransferHandle {
         let transfer = StubTransfer(
             url: request.url ?? URL(string: "http://stub.invalid/")!, status: status, body: body,
             events: events)
@@ -48,10 +48,10 @@ private final class StubTransfer: TransferHandle, Sendable {
     let url: URL
     let status: Int
     let body: Data
-    let events: any TransferEvents
+    let events: any EngineEvents
     private let settled = Locked(false)
 
-    init(url: URL, status: Int, body: Data, events: any TransferEvents) {
+    init(url: URL, status: Int, body: Data, events: any EngineEvents) {
         self.url = url
         self.status = status
         self.body = body

@@ -35,7 +35,7 @@ extension APIScope.Snapshot {
         if let admission { operation.use(admission) }
         if let session = configuration.session { operation.privateSession = session }
         if let retryPolicy = configuration.retryPolicy { operation.retryPolicy = retryPolicy }
-        operation.maximumResponseBodyBytes = keepsBodyInMemory ? configuration.maximumResponseBytes : nil
+        operation.maximumResponseBodyBytes = keepsBodyInMemory ? configuration.maximumResponseBodyBytes : nil
         operation.totalTimeout = configuration.totalTimeout
         if let tls = configuration.tls { operation.tlsSettings = tls }
         if !configuration.allowsHTTP2 { operation.allowsHTTP2 = false }
@@ -45,8 +45,10 @@ extension APIScope.Snapshot {
         if let queue = configuration.callbackQueue { operation.callbackQueue = queue }
         if let circuitBreaker { operation.use(circuitBreaker) }
         if let rateLimiter { operation.use(rateLimiter) }
-        if let coalescer { operation.use(coalescer) }
+        // The cache outside the coalescer: a fresh entry answers without joining anything; a
+        // miss or a revalidation may share a transfer.
         if let cache = configuration.cache { operation.use(cache) }
+        if let coalescer { operation.use(coalescer) }
         operation.middleware += configuration.middleware
         if let authentication, let placement {
             operation.use(

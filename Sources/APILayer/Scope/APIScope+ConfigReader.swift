@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import NetOps
+import NetOpsHTTP
 
 @available(macOS 15, iOS 18, watchOS 11, tvOS 18, visionOS 2, *)
 extension APIScope.Configuration {
@@ -16,7 +17,8 @@ extension APIScope.Configuration {
     /// Every key is optional: a missing one keeps the default of `init()`. `Docs/configuration.md`
     /// lists the keys, their types and defaults:
     /// - `baseURL` (absolute http(s) URL), `trustedOrigins` (URL list),
-    /// - `totalTimeout` (seconds or `none`), `maximumResponseBytes` (int or `none`),
+    /// - `totalTimeout` (seconds or `none`), `maximumResponseBodyBytes` (int or `none`; the
+    ///   former name `maximumResponseBytes` is read when it is absent),
     /// - `usesCookies`, `allowsHTTP2` (bool), `stubMode` (`off`, `immediate`, `delayed`) and
     ///   `stubDelay` (seconds, required by `delayed`),
     /// - the sections `retry`, `rateLimit`, `circuitBreaker`, `coalescing` (each with an
@@ -58,7 +60,10 @@ extension APIScope.Configuration {
             }
         }
         if let timeout = try settings.secondsOrNone("totalTimeout", positive: true) { totalTimeout = timeout }
-        if let bytes = try settings.intOrNone("maximumResponseBytes", atLeast: 0) { maximumResponseBytes = bytes.map(Int64.init) }
+        // The key's former name is still read, when the current one is absent.
+        if let bytes = try settings.intOrNone("maximumResponseBodyBytes", atLeast: 0) ?? settings.intOrNone("maximumResponseBytes", atLeast: 0) {
+            maximumResponseBodyBytes = bytes.map(Int64.init)
+        }
         if let cookies = try settings.bool("usesCookies") { usesCookies = cookies }
         if let http2 = try settings.bool("allowsHTTP2") { allowsHTTP2 = http2 }
         try readStubMode(settings)

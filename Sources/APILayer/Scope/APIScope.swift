@@ -4,6 +4,7 @@ import Logging
 import Mapper
 import Metrics
 import NetOps
+import NetOpsHTTP
 import TemplateInference
 import Templater
 import Tracing
@@ -73,14 +74,23 @@ public final class APIScope: Sendable, CustomStringConvertible {
         /// base URL). A method's path placeholder named like a credential (`{token}`) is hidden
         /// without being declared.
         public var redaction: Redaction
-        /// The longest response body a call keeps in memory (64 MiB unless set; nil: no limit).
-        /// A longer one fails the call with `NetOpsError.Kind.transport(code:
-        /// BaseOperation.responseBodyTooLargeCode, …)` before it is parsed, whatever the server
-        /// sends; see `BaseOperation.maximumResponseBodyBytes`.
-        public var maximumResponseBytes: Int64? = Configuration.defaultMaximumResponseBytes
+        /// The longest response body a call keeps in memory (64 MiB unless set:
+        /// `BaseOperation.defaultMaximumResponseBodyBytes`; nil: no limit). A longer one fails
+        /// the call with `NetOpsError.Kind.transport(code: BaseOperation.responseBodyTooLargeCode,
+        /// …)` before it is parsed, whatever the server sends; see
+        /// `BaseOperation.maximumResponseBodyBytes`, the same setting for one operation.
+        public var maximumResponseBodyBytes: Int64? = BaseOperation.defaultMaximumResponseBodyBytes
 
-        /// The default of `maximumResponseBytes`: 64 MiB.
-        public static let defaultMaximumResponseBytes: Int64 = 64 << 20
+        /// The longest response body a call keeps in memory, under its former name.
+        @available(*, deprecated, renamed: "maximumResponseBodyBytes")
+        public var maximumResponseBytes: Int64? {
+            get { maximumResponseBodyBytes }
+            set { maximumResponseBodyBytes = newValue }
+        }
+
+        /// The default of `maximumResponseBodyBytes`: 64 MiB.
+        @available(*, deprecated, renamed: "BaseOperation.defaultMaximumResponseBodyBytes")
+        public static var defaultMaximumResponseBytes: Int64 { BaseOperation.defaultMaximumResponseBodyBytes }
 
         /// The most seconds a call of this API may take from its start to its end, retries,
         /// waits between them and time parked for a token refresh included (120 s unless set;
@@ -236,9 +246,9 @@ public final class APIScope: Sendable, CustomStringConvertible {
         var resolvedTracer: any Tracer { tracer ?? InstrumentationSystem.tracer }
 
         /// The origins the API's token may go to: the base URL's and the trusted ones.
-        public var origins: Set<APIOrigin> {
-            var origins = Set(trustedOrigins.compactMap(APIOrigin.init))
-            if let baseURL, let origin = APIOrigin(baseURL) { origins.insert(origin) }
+        public var origins: Set<Origin> {
+            var origins = Set(trustedOrigins.compactMap(Origin.init))
+            if let baseURL, let origin = Origin(baseURL) { origins.insert(origin) }
             return origins
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import ServiceLifecycle
 
 /// The APIs a service calls, as one member of its `ServiceGroup`: on graceful shutdown it stops

@@ -48,13 +48,15 @@ final class CallAdmission: NetworkMiddleware, Sendable {
 
     func operationWillStart(_ operation: BaseOperation) {
         let id = ObjectIdentifier(operation)
-        let admitted = state.withLock { state -> Bool in
-            guard state.accepting, state.inFlight[id] == nil else { return false }
+        state.withLock { state in
+            guard state.accepting, state.inFlight[id] == nil else { return }
             state.inFlight[id] = operation
-            return true
         }
-        guard admitted else { return }
-        operation.whenFinal { [weak self] in self?.ended(id) }
+    }
+
+    /// An operation ended: it is no longer in flight.
+    func operationDidFinish(_ operation: BaseOperation) {
+        ended(ObjectIdentifier(operation))
     }
 
     func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NetOps
+import NetOpsHTTP
 
 #if canImport(Glibc)
 import Glibc

@@ -4,6 +4,7 @@ import DemoServer
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 import Templater
 import Validator

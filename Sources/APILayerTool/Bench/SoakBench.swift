@@ -4,6 +4,7 @@ import Chaos
 import Foundation
 import Logging
 import NetOps
+import NetOpsHTTP
 import NetOpsNIO
 
 /// `apilayer bench soak`: a million API calls through one scope with the HTTP cache, coalescing,

@@ -32,7 +32,7 @@ struct TLSEnginesBench {
         let session = NetworkSession.nio(configuration: configuration)
         var settings = HTTPClient.Configuration()
         settings.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        settings.tlsConfiguration = tls.configuration
+        settings.tlsConfiguration = try tls.nioBuild.configuration.get()
         settings.httpVersion = .automatic
         let ahc = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: settings)
 

@@ -185,7 +185,7 @@ extension DemoScenario {
             try await APIManager.logout()
             let probe = onEngine(
                 DTO.get(server.sampleAPIBaseURL(realm: realm).appendingPathComponent("users.get"), parameters: ["access_token": token]))
-            probe.userInfo[AuthenticationCoordinator.withoutTokenKey] = true
+            probe.values[AuthenticationCoordinator.WithoutToken.self] = true
             _ = try? await probe.run()
             let refusal = SampleServiceError(body: probe.receivedData)
             report.check(

@@ -157,13 +157,9 @@ package enum RedirectPolicy {
         URL(string: String(location.trimmingHTTPWhitespace()), relativeTo: url)?.absoluteURL
     }
 
-    /// Whether two URLs share scheme, host and port (default ports filled in).
+    /// Whether two URLs have the same `Origin` (false when either has none: a hop to a URL
+    /// without one is treated as leaving the origin).
     package static func sameOrigin(_ first: URL, _ second: URL) -> Bool {
-        func key(_ url: URL) -> String {
-            let scheme = url.scheme?.lowercased() ?? ""
-            let port = url.port ?? (scheme == "https" ? 443 : 80)
-            return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
-        }
-        return key(first) == key(second)
+        Origin.same(first, second)
     }
 }

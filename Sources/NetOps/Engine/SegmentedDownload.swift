@@ -17,7 +17,7 @@ import FoundationNetworking
 /// and fed back through the plan when it becomes the current request.
 final class SegmentedDownload: TransferHandle, @unchecked Sendable {
     /// Starts a data task for a request whose events go to the given handler.
-    typealias TaskStarter = @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+    typealias TaskStarter = @Sendable (URLRequest, any EngineEvents) -> any TransferHandle
 
     /// An event of the request read ahead, kept until it becomes the current request.
     private enum HeldEvent {
@@ -38,7 +38,7 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
     }
 
     private let request: URLRequest
-    private let events: any TransferEvents
+    private let events: any EngineEvents
     private let startTask: TaskStarter
     private let state: Locked<State>
     /// After how many segments the memory their chunks left free is given back (0: never).
@@ -48,7 +48,7 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
     /// segments of `segmentLength` bytes, giving the memory freed by its chunks back to the
     /// system every `giveBackEvery` segments (`FreedMemory`; 0: never).
     init(
-        request: URLRequest, segmentLength: Int64, giveBackEvery: Int = 0, events: any TransferEvents,
+        request: URLRequest, segmentLength: Int64, giveBackEvery: Int = 0, events: any EngineEvents,
         startTask: @escaping TaskStarter
     ) {
         self.request = request
@@ -236,7 +236,7 @@ final class SegmentedDownload: TransferHandle, @unchecked Sendable {
 }
 
 /// Forwards one segment request's events to its download, tagged with the request's number.
-private final class SegmentEvents: TransferEvents, @unchecked Sendable {
+private final class SegmentEvents: EngineEvents, @unchecked Sendable {
     let download: SegmentedDownload
     let number: UInt64
 

@@ -20,7 +20,7 @@ import FoundationNetworking
 ///   an unknown coding with a clear error.
 final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     private struct Route {
-        let events: any TransferEvents
+        let events: any EngineEvents
         /// The body the transfer was started with (a redirect that keeps the body sends it again).
         let body: TransferBody
         /// The caller's handle: a transfer the router continues itself moves it to the new task.
@@ -68,14 +68,14 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     /// - Parameters:
     ///   - body: the body the task sends, sent again when a redirect keeps the method and body.
     ///   - handle: the handle the caller cancels the transfer with.
-    func register(_ task: URLSessionTask, events: any TransferEvents, body: TransferBody, handle: URLSessionTransferHandle) {
+    func register(_ task: URLSessionTask, events: any EngineEvents, body: TransferBody, handle: URLSessionTransferHandle) {
         var route = Route(events: events, body: body, handle: handle)
         route.lastRequest = task.originalRequest
         if let url = task.originalRequest?.url { route.visited.insert(url.absoluteString) }
         routes.withLock { $0[task.taskIdentifier] = route }
     }
 
-    private func events(for task: URLSessionTask) -> (any TransferEvents)? {
+    private func events(for task: URLSessionTask) -> (any EngineEvents)? {
         routes.withLock { $0[task.taskIdentifier]?.events }
     }
 
@@ -88,7 +88,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         enum Step {
-            case deliver(any TransferEvents, HTTPURLResponse)
+            case deliver(any EngineEvents, HTTPURLResponse)
             case refuse
             case ignore
         }
@@ -139,7 +139,7 @@ final class SessionDelegateRouter: NSObject, URLSessionDataDelegate, @unchecked 
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        let (events, overflowed) = routes.withLock { routes -> ((any TransferEvents)?, Bool) in
+        let (events, overflowed) = routes.withLock { routes -> ((any EngineEvents)?, Bool) in
             guard var route = routes[dataTask.taskIdentifier], !route.muted else { return (nil, false) }
             guard route.decoding else { return (route.events, false) }
             route.decodedBytes += Int64(data.count)

@@ -15,7 +15,7 @@ package protocol TransferEngine: Sendable {
     /// Events for one transfer never overlap: response, then data chunks (and upload progress),
     /// then exactly one `transferDidComplete`. After `cancel()` on the returned handle the
     /// engine still reports `transferDidComplete` (with `.cancelled`).
-    func startTransfer(_ request: URLRequest, body: TransferBody, events: any TransferEvents) -> any TransferHandle
+    func startTransfer(_ request: URLRequest, body: TransferBody, events: any EngineEvents) -> any TransferHandle
 
     /// Why the engine cannot run a transfer to `url` that asks for `transport` (TLS settings or
     /// an HTTP version it has no way to apply), naming the engine that can; nil when it can.
@@ -28,7 +28,7 @@ package protocol TransferEngine: Sendable {
     /// Who a transfer to `url` asking for `transport` is to the servers beyond its request's
     /// fields: the engine, the TLS client certificate and trust it uses (the transfer's or the
     /// engine's own), the proxy it goes through. Equal texts present the same identity; the
-    /// text is the same across restarts and holds no secret (an `HTTPCache` digests it into its
+    /// text is the same across restarts and holds no secret (a response cache digests it into its
     /// keys).
     func transportIdentity(for transport: TransportChoice, url: URL?) -> String
 
@@ -54,7 +54,7 @@ extension TransferEngine {
 }
 
 /// Where a request's body comes from.
-package enum TransferBody: Sendable {
+public enum TransferBody: Sendable {
     /// No body (or the body is already in the request).
     case none
     /// A body held in memory.
@@ -63,9 +63,16 @@ package enum TransferBody: Sendable {
     case file(URL)
 }
 
-/// Receives one transfer's events from an engine.
-package protocol TransferEvents: AnyObject, Sendable {
-    /// The response head arrived (it may come again on a redirect-free retry of the engine; the last one counts).
+/// Receives one transfer's events: from an engine, or from a `TransferStage` that answers the
+/// request itself or passes on what the transfer below it reports.
+///
+/// Events for one transfer never overlap and come in order: a response head (again when a
+/// transfer starts over), then body chunks (and upload progress), then exactly one
+/// `transferDidComplete`. They may arrive on a thread every transfer shares (an event loop):
+/// a receiver does nothing slow in them.
+public protocol TransferEvents: AnyObject, Sendable {
+    /// The response head arrived (it may come again when the transfer starts over; the last
+    /// one counts).
     func transferDidReceive(head: ResponseHead)
     /// A chunk of the response body arrived.
     func transferDidReceive(data: Data)
@@ -73,6 +80,11 @@ package protocol TransferEvents: AnyObject, Sendable {
     func transferDidSend(sent: Int64, expected: Int64?)
     /// The transfer ended; nil means the whole response arrived.
     func transferDidComplete(failure: TransferFailure?)
+}
+
+/// What an engine reads of the transfer it runs besides its events: where the body goes, who
+/// reads a streamed one, the redirect rules, TLS and proxy, and where its end may run.
+package protocol EngineEvents: TransferEvents {
     /// True when the body goes to a file, not to memory: an engine without backpressure may then
     /// fetch it in bounded `Range` segments and report them as one response.
     var bodyGoesToFile: Bool { get }
@@ -89,16 +101,9 @@ package protocol TransferEvents: AnyObject, Sendable {
     /// The task awaiting the operation, when one does and nobody who may block listens: the end
     /// goes to it instead of a queue (`EndRelay`). Read once, when it ends.
     var endRelay: EndRelay? { get }
-    /// The transfer is one another handler opened, shared with this one (`RequestCoalescer`);
-    /// called before its first event.
-    func transferWillShare()
-    /// How an `HTTPCache` takes part in the transfer, and the values kept with the entry that
-    /// answers or is stored; called before the first event, and again when a revalidation's
-    /// answer or a stored response changes it.
-    func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?)
 }
 
-extension TransferEvents {
+extension EngineEvents {
     /// Bodies go to memory unless a handler says otherwise.
     package var bodyGoesToFile: Bool { false }
     /// No reader to wait for unless a handler says otherwise.
@@ -111,10 +116,6 @@ extension TransferEvents {
     package var completesInPlace: Bool { false }
     /// No task awaits the end unless a handler says otherwise.
     package var endRelay: EndRelay? { nil }
-    /// Nobody listens.
-    package func transferWillShare() {}
-    /// Nobody listens.
-    package func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?) {}
 }
 
 extension TransferEvents {
@@ -125,13 +126,13 @@ extension TransferEvents {
 }
 
 /// Stops a transfer.
-package protocol TransferHandle: Sendable {
-    /// Stops the transfer; its events end with `transferDidComplete(.cancelled)`.
+public protocol TransferHandle: Sendable {
+    /// Stops the transfer; its events end with `transferDidComplete(failure: .cancelled)`.
     func cancel()
 }
 
-/// An engine's failure, in terms that do not depend on the engine.
-package enum TransferFailure: Error, Sendable, Equatable {
+/// How a transfer failed, in terms that do not depend on the engine.
+public enum TransferFailure: Error, Sendable, Equatable {
     /// `cancel()` was called.
     case cancelled
     /// The engine's own timeout fired.
@@ -150,7 +151,7 @@ package enum TransferFailure: Error, Sendable, Equatable {
     case other(code: Int, reason: String)
 
     /// The failure's text.
-    package var reason: String {
+    public var reason: String {
         switch self {
         case .cancelled: "cancelled"
         case .timedOut: "timed out"

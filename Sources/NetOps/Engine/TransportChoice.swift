@@ -1,6 +1,6 @@
 /// What one transfer asks of its engine's connections, beyond the session's own settings: TLS
 /// settings of its own (an API's private CA, its client certificate), whether HTTP/2 may be
-/// negotiated, and a proxy. Handed to the engine with the transfer (`TransferEvents.transport`).
+/// negotiated, and a proxy. Handed to the engine with the transfer (`EngineEvents.transport`).
 package struct TransportChoice: Sendable {
     /// The transfer's TLS settings; nil: the session's.
     package var tls: TLSSettings?

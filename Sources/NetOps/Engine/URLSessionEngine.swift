@@ -81,7 +81,7 @@ final class URLSessionEngine: TransferEngine {
         return copy
     }
 
-    func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any TransferEvents) -> any TransferHandle {
+    func startTransfer(_ request: URLRequest, body: TransferBody, events operationEvents: any EngineEvents) -> any TransferHandle {
         let events = CompletionHandOff(operationEvents)
         if shutDown.load(ordering: .sequentiallyConsistent) {
             callbackQueue.async { events.transferDidComplete(failure: .cannotConnect("the URLSession engine of this session was shut down")) }
@@ -221,10 +221,10 @@ final class URLSessionEngine: TransferEngine {
 /// the queue, whose order `SegmentedDownload` relies on. An end that an awaiting task carries
 /// out (`endRelay`: an awaited operation or APILayer call) goes to that task; another one nobody
 /// who may block listens to (`completesInPlace`) is delivered right there, with no hop.
-final class CompletionHandOff: TransferEvents, @unchecked Sendable {
-    private let events: any TransferEvents
+final class CompletionHandOff: EngineEvents, @unchecked Sendable {
+    private let events: any EngineEvents
 
-    init(_ events: any TransferEvents) {
+    init(_ events: any EngineEvents) {
         self.events = events
     }
 

@@ -139,7 +139,7 @@ public struct NetOpsError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .transport(code, reason): return "transport error \(code)\(target): \(reason)"
         case let .httpStatus(status): return "HTTP status \(status)\(target)"
         case .cancelled: return "cancelled\(target)"
-        case let .idleTimeout(seconds): return "no data for \(seconds) s\(target)"
+        case let .idleTimeout(seconds): return "no data for \(seconds) s\(target)" + ((boxed?.error).map { "; \($0)" } ?? "")
         case let .deadlineExceeded(seconds): return "deadline of \(seconds) s exceeded\(target)"
         case let .tooSoon(date): return "run again no earlier than \(date)\(target) (timeLimitBetweenRuns)"
         case let .file(path, reason): return "file error at \(path)\(target): \(reason)"

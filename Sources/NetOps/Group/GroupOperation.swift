@@ -366,6 +366,9 @@ public final class GroupOperation<Result: Sendable>: Operation, @unchecked Senda
         storage.withLock { $0.postedFinished = $0.machine.isFinished }
     }
 
+    /// A group has no chain of its own: its members' stages hear their own ends.
+    func tellStagesOfEnd() {}
+
     /// Runs and drops the completion closures (and drops the progress closures), then tells
     /// the delegate.
     func runCompletions() {

@@ -6,6 +6,7 @@ import FoundationNetworking
 
 /// An `OperationInterceptor` as a stage of the chain: its `adapt` prepares, its `judge` judges
 /// a response that arrived, and its `.postpone` parks the operation in its session's lot.
+@available(*, deprecated)
 struct InterceptorMiddleware: NetworkMiddleware {
     let interceptor: any OperationInterceptor
 

@@ -13,7 +13,9 @@ import FoundationNetworking
 /// layer above's (an API scope's), then the operation's own (`BaseOperation.middleware`).
 /// `prepare` runs first to last on each request about to be sent; `judge` runs last to first on
 /// each attempt that ended, each stage seeing the verdict of the stages after it and free to
-/// replace it.
+/// replace it. A stage that also answers or wraps the transfer itself (a cache, a coalescer)
+/// is a `TransferStage`; stages share per-call data through `CallValues`, and hear the end of
+/// the operation, once, in `operationDidFinish`.
 ///
 /// ```swift
 /// struct RequestTag: NetworkMiddleware {
@@ -50,6 +52,14 @@ public protocol NetworkMiddleware: Sendable {
     /// deadline. What a stage holds for a request in flight (a slot of a concurrency limit)
     /// is given back here.
     func operationDidStopRunning(_ operation: BaseOperation)
+
+    /// Called once, when the operation reached its final state (succeeded, failed or was
+    /// cancelled) and its completion closures ran, before `isFinished` is posted and before
+    /// `syncStart()` and `run()` return. What a stage holds for the whole call (a count of
+    /// calls in flight, an open span) is given back here. An operation cancelled before it
+    /// ever started tells the stages it was given (its own, its interceptor's): its session's
+    /// never saw it.
+    func operationDidFinish(_ operation: BaseOperation)
 }
 
 extension NetworkMiddleware {
@@ -63,6 +73,8 @@ extension NetworkMiddleware {
     public func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {}
     /// Does nothing.
     public func operationDidStopRunning(_ operation: BaseOperation) {}
+    /// Does nothing.
+    public func operationDidFinish(_ operation: BaseOperation) {}
 }
 
 /// What a stage's `prepare` says about the request it saw.
@@ -109,6 +121,9 @@ public struct MiddlewareContext: Sendable {
     public let attempt: Int
     /// The session the operation runs in.
     public let session: NetworkSession
+
+    /// The values the operation's stages share (`CallValues`).
+    public var values: CallValues { operation.values }
 }
 
 /// How one attempt of an operation ended, as the stages judge it.
@@ -130,12 +145,6 @@ public struct AttemptOutcome: Sendable {
     public let retryWaited: TimeInterval
     /// Whether the request may be sent again (`BaseOperation.isReplayable`).
     public let isReplayable: Bool
-    /// Whether the request joined an identical one another operation had in flight, instead of
-    /// going to the network itself (`RequestCoalescer`).
-    public let joinedSharedTransfer: Bool
-    /// How the chain's `HTTPCache` took part in the request (nil without one): a `.hit` sent
-    /// nothing, a `.revalidated` one was answered 304 and the stored response stood in.
-    public let cacheOutcome: HTTPCache.Outcome?
 
     /// The status of the response, when one arrived.
     public var statusCode: Int? { head?.statusCode }

@@ -6,8 +6,8 @@ extension BaseOperation {
     /// (`NSURLErrorDataLengthExceedsMaximum`).
     public static let responseBodyTooLargeCode = -1103
 
-    /// The default of `maximumResponseBodyBytes`: 64 MiB, as an API scope's
-    /// (`APIScope.Configuration.defaultMaximumResponseBytes`).
+    /// The default of `maximumResponseBodyBytes`: 64 MiB, for an operation, a session's options
+    /// and an API scope alike.
     public static let defaultMaximumResponseBodyBytes: Int64 = 64 << 20
 
     /// The most bytes of response body the operation keeps in memory: 64 MiB unless set

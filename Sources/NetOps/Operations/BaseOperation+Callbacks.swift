@@ -100,6 +100,17 @@ extension BaseOperation {
         withLock { dropListenersLocked() }
     }
 
+    /// Tells the stages of the operation's chain that it ended (`operationDidFinish`): once,
+    /// after its completions. An operation that never started tells the stages it was given.
+    func tellStagesOfEnd() {
+        let stages = withLock { () -> [any NetworkMiddleware] in
+            if let chain = storage.frozen?.chain { return chain }
+            let settings = storage.settings
+            return (settings.interceptorStage.map { [$0] } ?? []) + settings.middleware
+        }
+        for stage in stages { stage.operationDidFinish(self) }
+    }
+
     /// Drops the completion, progress and state closures, so nothing they captured outlives the
     /// operation's work. Call with the lock held.
     private func dropListenersLocked() {

@@ -15,8 +15,9 @@ extension BaseOperation {
     /// The session this operation runs in; nil (the default) runs it in `NetworkSession.shared`,
     /// which is made only then.
     ///
-    /// Like every setting of an operation, it is read when the operation starts: set after
-    /// `start()`, it is ignored.
+    /// Like every setting of an operation, it is read when the operation starts: setting it
+    /// after `start()` is a programming error (a debug build stops at an assertion; a release
+    /// build ignores the change).
     public var privateSession: NetworkSession? {
         get { withLock { storage.settings.privateSession } }
         set { updateSettings { settings in settings.privateSession = newValue } }
@@ -29,19 +30,28 @@ extension BaseOperation {
         set { updateSettings { settings in settings.middleware = newValue } }
     }
 
-    /// Adds `stage` after the operation's other stages (before it starts).
+    /// Adds `stage` after the operation's other stages, before it starts. The chain of a
+    /// running operation is fixed: adding a stage after `start()` is refused (a programming
+    /// error: a debug build stops at an assertion, a release build leaves the chain as it is).
     @discardableResult
     public func use(_ stage: any NetworkMiddleware) -> Self {
         updateSettings { settings in settings.middleware.append(stage) }
         return self
     }
 
-    /// Changes a setting of an operation that has not started; after `start()` the settings
-    /// are frozen and the change is ignored.
+    /// Changes a setting of an operation that has not started. After `start()` the settings
+    /// are frozen: a change then is a programming error, which a debug build stops at (an
+    /// assertion), and a release build ignores.
     func updateSettings(_ change: (inout Settings) -> Void) {
-        withLock {
-            guard storage.frozen == nil else { return }
+        let refused = withLock { () -> Bool in
+            guard storage.frozen == nil else { return true }
             change(&storage.settings)
+            return false
+        }
+        if refused {
+            assertionFailure(
+                "a setting of an operation was changed after start(): its settings and stages were fixed when it started, "
+                    + "so the change is ignored; set it before start()")
         }
     }
 
@@ -75,9 +85,7 @@ extension BaseOperation {
         var chain = session.options.middleware
         let retry = settings.retryPolicy ?? session.options.retryPolicy
         if retry.maximumAttempts > 1 { chain.append(RetryMiddleware(policy: retry)) }
-        if let interceptor = settings.interceptor {
-            chain.append(interceptor as? any NetworkMiddleware ?? InterceptorMiddleware(interceptor: interceptor))
-        }
+        if let interceptor = settings.interceptorStage { chain.append(interceptor) }
         chain += settings.middleware
         chain.append(ConnectivityMiddleware(monitor: settings.connectivityMonitor))
         return Fixing(frozen: Frozen(session: session, chain: chain, runSlotRefusal: refusal), isNew: true, runKey: runKey)

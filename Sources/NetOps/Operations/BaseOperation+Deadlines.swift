@@ -61,13 +61,15 @@ extension BaseOperation {
                 apply({ $0.abort(error) }, to: &effects)
                 return
             }
-            let current = machine.withRun { ($0.number, $0.lastActivity, $0.startedAt, $0.isWaitingToRetry) }
-            guard let (number, lastActivity, startedAt, waitingToRetry) = current, number == attempt else { return }
+            let current = machine.withRun { ($0.number, $0.lastActivity, $0.startedAt, $0.isWaitingToRetry, $0.handle) }
+            guard let (number, lastActivity, startedAt, waitingToRetry, handle) = current, number == attempt else { return }
             let idle = Self.seconds(since: lastActivity)
             let worked = storage.history.workedSeconds + Self.seconds(since: startedAt)
-            let error: NetOpsError
+            var error: NetOpsError
             if idle >= storage.settings.idleTimeout, !waitingToRetry {
                 error = NetOpsError(.idleTimeout(seconds: storage.settings.idleTimeout), url: currentURL)
+                // A transfer stage that kept the request is named (it holds its own lock only).
+                if let keeper = (handle as? StagedTransfer)?.keeper { error.underlying = keeper }
             } else if let total = storage.settings.totalTimeout, worked >= total {
                 error = NetOpsError(.deadlineExceeded(seconds: total), url: currentURL)
             } else {

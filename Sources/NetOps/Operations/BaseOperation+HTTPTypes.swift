@@ -13,7 +13,7 @@ extension BaseOperation {
     /// The response head as swift-http-types' `HTTPResponse`, once it arrived; nil before, and
     /// for a status outside 0...999.
     ///
-    /// On the NIO engine (and for an answer from an `HTTPCache`) the fields are the ones that
+    /// On the NIO engine (and for an answer from a response cache) the fields are the ones that
     /// arrived, in their order, a repeated field as often as the server sent it; no
     /// `HTTPURLResponse` is made for it. On the URLSession engine they are its
     /// `HTTPURLResponse`'s: each name once, repeated values joined with ", ", in no set order.

@@ -20,7 +20,7 @@ extension BaseOperation {
     /// - An operation that ended and is running its completion closures — the reference's way:
     ///   the completion checks the answer, finds a 401, postpones the operation and starts
     ///   getting a token — is replaced by a `successor`: a fresh copy (request, settings,
-    ///   session, owner, `userInfo`, closures) parked in its place. The replay starts the
+    ///   session, owner, call values, closures) parked in its place. The replay starts the
     ///   successor, whose end the closures hear again, with the successor as their argument.
     ///   Whoever waits for the ended operation (a thread in `syncStart()`, a `run()`) keeps
     ///   waiting, for the successor's end. Data, download and upload operations can be
@@ -113,22 +113,40 @@ extension BaseOperation {
         }
     }
 
-    /// Hooks that prepare each request and judge each response (credentials, 401s): a stage of
-    /// the operation's chain, after its session's stages and its retry policy. Prefer
-    /// `middleware`, which any number of stages share.
+    /// Hooks that prepare each request and judge each response: a stage of the operation's
+    /// chain, after its session's stages and its retry policy. An interceptor that is itself a
+    /// `NetworkMiddleware` runs as that stage; any other through an adapter that translates its
+    /// decisions.
+    @available(*, deprecated, message: "add a NetworkMiddleware with use(_:) or middleware; it decides with PrepareDecision and Verdict")
     public var interceptor: (any OperationInterceptor)? {
-        get { withLock { storage.settings.interceptor } }
-        set { updateSettings { settings in settings.interceptor = newValue } }
+        get {
+            let stage = withLock { storage.settings.interceptorStage }
+            if let adapter = stage as? InterceptorMiddleware { return adapter.interceptor }
+            return stage as? any OperationInterceptor
+        }
+        set {
+            let stage: (any NetworkMiddleware)? = newValue.map { $0 as? any NetworkMiddleware ?? InterceptorMiddleware(interceptor: $0) }
+            updateSettings { settings in settings.interceptorStage = stage }
+        }
     }
 
     /// The interceptor of operations that have none of their own: always nil now.
     @available(*, deprecated, message: "add a NetworkMiddleware to the session (NetworkSession.Options.middleware)")
     public static var defaultInterceptor: (any OperationInterceptor)? { nil }
 
-    /// Values an interceptor or a caller attaches to the operation (for example the version of
-    /// the credential its request carried).
+    /// The values the operation's stages share (`CallValues`): set one before `start()` for a
+    /// stage to read, or read one a stage wrote.
+    public var values: CallValues { CallValues(operation: self) }
+
+    /// Values a caller attaches to the operation under string keys.
+    @available(*, deprecated, message: "use values with a CallValueKey: typed, and never two modules on one name")
     public var userInfo: [String: any Sendable] {
-        get { withLock { storage.userInfo } }
-        set { withLock { storage.userInfo = newValue } }
+        get { values[UserInfoKey.self] ?? [:] }
+        set { values[UserInfoKey.self] = newValue }
     }
+}
+
+/// Where the deprecated `BaseOperation.userInfo` keeps its dictionary among the call's values.
+private enum UserInfoKey: CallValueKey {
+    typealias Value = [String: any Sendable]
 }

@@ -11,10 +11,6 @@ extension BaseOperation {
     /// The response head as the engine delivered it (no `HTTPURLResponse` is made for it).
     package var responseHead: ResponseHead? { withLock { storage.response } }
 
-    /// The values kept with the `HTTPCache` entry that answered the last attempt, or that its
-    /// answer was stored as (an API operation keeps its mapped model there); nil without one.
-    package var cachedResponseValues: DerivedValues? { withLock { storage.lastAttemptCache?.values } }
-
     /// The response's HTTP status, once it arrived.
     public var statusCode: Int? { withLock { storage.response }?.statusCode }
 

@@ -11,8 +11,8 @@ extension BaseOperation {
     ///
     /// Every operation carries one, so its size counts (`memory-per-queued-operation`): the
     /// flags sit in the padding after `request` and `body` (Swift lays fields out in the order
-    /// declared), and what few operations have (rare settings, an owner, a cache's answer, the
-    /// parsed JSON) is behind a reference, nil until there is something.
+    /// declared), and what few operations have (rare settings, an owner, the parsed JSON) is
+    /// behind a reference, nil until there is something.
     struct Storage {
         /// The request as built (a failure when it could not be).
         var request: Result<URLRequest, NetOpsError>
@@ -30,12 +30,8 @@ extension BaseOperation {
         var parsedJSON: ParsedJSON?
         /// The last request handed to the engine (credential and trace headers included).
         var lastSentRequest: URLRequest?
-        /// Whether that request joined a transfer another operation opened (`RequestCoalescer`).
-        var lastAttemptJoined = false
-        /// How the operation's `HTTPCache` took part in that request, and the values kept with
-        /// the entry that answered (nil without a cache).
-        var lastAttemptCache: CacheUse?
-        var userInfo: [String: any Sendable] = [:]
+        /// What the operation's stages share (`CallValues`), by key type.
+        var values: [ObjectIdentifier: any Sendable] = [:]
         /// How the operation is to run, set by its maker before it starts.
         var settings: Settings
         /// Who hears of its progress, state and end.
@@ -79,19 +75,6 @@ extension BaseOperation {
         }
     }
 
-    /// How an `HTTPCache` took part in an attempt (a class: most operations have no cache, and
-    /// carry one nil reference for it).
-    final class CacheUse {
-        let outcome: HTTPCache.Outcome
-        /// The values kept with the entry that answered or was stored.
-        let values: DerivedValues?
-
-        init(outcome: HTTPCache.Outcome, values: DerivedValues?) {
-            self.outcome = outcome
-            self.values = values
-        }
-    }
-
     /// What an operation fixes when it first starts: the session it runs in (its
     /// `privateSession`, else `NetworkSession.shared`) and the chain its requests and answers
     /// pass through. Nothing set on the operation, its session or its scope afterwards changes
@@ -103,33 +86,16 @@ extension BaseOperation {
         let chain: [any NetworkMiddleware]
         /// Why the run slot of `timeLimitBetweenRuns` was refused, if it was.
         let runSlotRefusal: NetOpsError?
-        /// The chain's coalescer (the last, if it holds several): found once, not per request.
-        let coalescer: RequestCoalescer?
-        /// The chain's cache (the last, if it holds several), found the same way.
-        let cache: HTTPCache?
-        /// The stages that write context headers, which the cache and the coalescer leave out
-        /// of their keys (none when the chain has neither).
-        let contextHeaderSources: [any ContextHeaderSource]
+        /// The stages of `chain` that take part in the transfer itself (`TransferStage`), in
+        /// the chain's order: found once, by conformance, not per request. Each is a layer:
+        /// two caches are two.
+        let transferStages: [any TransferStage]
 
         init(session: NetworkSession, chain: [any NetworkMiddleware], runSlotRefusal: NetOpsError?) {
             self.session = session
             self.chain = chain
             self.runSlotRefusal = runSlotRefusal
-            // Both are final classes: comparing a stage's type is a load, where `as?` on every
-            // stage is a dynamic cast each (3 % of a cached call's time, by its profile).
-            var coalescer: RequestCoalescer?
-            var cache: HTTPCache?
-            for stage in chain {
-                let type = ObjectIdentifier(Swift.type(of: stage))
-                if type == ObjectIdentifier(RequestCoalescer.self) {
-                    coalescer = stage as? RequestCoalescer
-                } else if type == ObjectIdentifier(HTTPCache.self) {
-                    cache = stage as? HTTPCache
-                }
-            }
-            self.coalescer = coalescer
-            self.cache = cache
-            contextHeaderSources = coalescer == nil && cache == nil ? [] : chain.compactMap { $0 as? any ContextHeaderSource }
+            transferStages = chain.compactMap { $0 as? any TransferStage }
         }
     }
 
@@ -174,9 +140,11 @@ extension BaseOperation {
             get { rare?.settings.runLimitKey }
             set { updateRare { $0.runLimitKey = newValue } }
         }
-        var interceptor: (any OperationInterceptor)? {
-            get { rare?.settings.interceptor }
-            set { updateRare { $0.interceptor = newValue } }
+        /// The stage the deprecated `interceptor` setting made (the interceptor itself when it
+        /// is a stage, else it in an adapter).
+        var interceptorStage: (any NetworkMiddleware)? {
+            get { rare?.settings.interceptorStage }
+            set { updateRare { $0.interceptorStage = newValue } }
         }
         var retryPolicy: RetryPolicy? {
             get { rare?.settings.retryPolicy }
@@ -212,7 +180,7 @@ extension BaseOperation {
         var cookieJar: CookieJar?
         var timeLimitBetweenRuns: TimeInterval = 0
         var runLimitKey: String?
-        var interceptor: (any OperationInterceptor)?
+        var interceptorStage: (any NetworkMiddleware)?
         var retryPolicy: RetryPolicy?
         var isReplayable: Bool?
         var connectivityMonitor: ConnectivityMonitor?

@@ -21,7 +21,7 @@ extension BaseOperation {
     /// completion closure, as a service that checks each answer itself does); nil otherwise.
     ///
     /// The successor is a fresh operation of the same kind with this one's request, settings,
-    /// session, owner, `userInfo` and closures: at the replay its request is updated and it
+    /// session, owner, call values and closures: at the replay its request is updated and it
     /// runs, and the closures hear it, with the successor as their argument. Those waiting for
     /// this operation (`syncStart()`, `run()`, `finished()`) wait for the successor's end.
     public var successor: BaseOperation? { withLock { storage.postponement?.successor } }
@@ -68,7 +68,7 @@ extension BaseOperation {
             successor.storage.ownership.owner = storage.ownership.owner
             successor.storage.ownership.ownerIdentifier = storage.ownership.ownerIdentifier
             successor.storage.ownership.ownerID = storage.ownership.ownerID
-            successor.storage.userInfo = storage.userInfo
+            successor.storage.values = storage.values
             let record = successor.postponementLocked
             record.awaitsReplayStart = true
             record.modification = modification

@@ -68,9 +68,7 @@ extension BaseOperation {
         return .success(
             PreparedTransfer(
                 request: attemptRequest, rules: rules, transport: storage.settings.transport, body: storage.body, session: frozen.session,
-                chain: frozen.chain,
-                coalescer: frozen.coalescer, cache: frozen.cache,
-                contextHeaderSources: frozen.contextHeaderSources, attempt: number,
+                chain: frozen.chain, transferStages: frozen.transferStages, attempt: number,
                 attemptsBefore: storage.history.attemptsMade, deadline: nextDeadlineLocked()))
     }
 
@@ -130,18 +128,7 @@ extension BaseOperation {
         case let .success(checked):
             request = checked
         case let .failure(refusal):
-            // The stages hear of the attempt (telemetry closes it), but a request that cannot
-            // go is never retried or parked: it ends the operation whatever they say.
-            var verdict = Verdict.fail(refusal)
-            let outcome = AttemptOutcome(
-                request: request, head: nil, body: Data(), error: refusal, bytesSent: 0, bytesReceived: 0, retryWaited: 0,
-                isReplayable: false, joinedSharedTransfer: false, cacheOutcome: nil)
-            for stage in prepared.chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
-            withEffects { effects in
-                guard isCurrent(prepared.attempt) else { return }
-                storage.history.attemptsMade += 1
-                apply({ $0.abort(refusal) }, to: &effects)
-            }
+            refuseAttempt(prepared.attempt, request: request, error: refusal, chain: prepared.chain, context: context, counted: false)
             return
         }
         // Counted and kept in one hold, if nothing overtook the run while the chain prepared.
@@ -149,18 +136,18 @@ extension BaseOperation {
             guard isCurrent(prepared.attempt) else { return false }
             storage.history.attemptsMade = number
             storage.lastSentRequest = request
-            storage.lastAttemptJoined = false
-            storage.lastAttemptCache = nil
             return true
         }
         guard current else { return }
         let events = TransferAttempt(operation: self, attempt: prepared.attempt, rules: prepared.rules, transport: prepared.transport)
         let handle: any TransferHandle
-        // A streamed body goes to its one reader: it is never shared nor cached.
-        if prepared.coalescer != nil || prepared.cache != nil, !(sink is StreamSink) {
-            handle = Self.startThroughStages(request, prepared: prepared, events: events)
-        } else {
+        if prepared.transferStages.isEmpty {
             handle = prepared.session.engine.startTransfer(request, body: prepared.body, events: events)
+        } else {
+            handle = StagedTransfer(
+                operation: self, runNumber: prepared.attempt, attempt: number, request: request, body: prepared.body, attemptEvents: events,
+                stages: prepared.transferStages, chain: prepared.chain, session: prepared.session
+            ).start()
         }
         let stale = withLock { () -> Bool in
             guard isCurrent(prepared.attempt) else { return true }
@@ -170,26 +157,22 @@ extension BaseOperation {
         if stale { handle.cancel() }
     }
 
-    /// Starts a transfer through the chain's cache and coalescer (outermost first), which
-    /// answer it, join it to another or hand it to the engine.
-    private static func startThroughStages(_ request: URLRequest, prepared: PreparedTransfer, events: any TransferEvents) -> any TransferHandle {
-        var contextHeaders = Set<String>()
-        for source in prepared.contextHeaderSources { contextHeaders.formUnion(source.contextHeaderNames) }
-        // What a tracer propagates is left out of the keys, but for `baggage`: it may carry a
-        // tenant or a user, on which a server may base its answer.
-        contextHeaders.remove("baggage")
-        let session = prepared.session
-        let engine = session.engine
-        let body = prepared.body
-        let coalescer = prepared.coalescer
-        let send: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle = { [contextHeaders] request, events in
-            guard let coalescer else { return engine.startTransfer(request, body: body, events: events) }
-            return coalescer.startTransfer(
-                request, body: body, events: events, engine: engine, session: ObjectIdentifier(session), contextHeaders: contextHeaders)
+    /// Ends the attempt of run `attempt` with `error`, whatever the stages say: a request that
+    /// cannot go (the check of what goes on the wire refused it), or a transfer stage that broke
+    /// its rules. The stages still judge the attempt (telemetry closes it), but it is never
+    /// retried or parked. `counted`: the attempt was counted when it was handed to the stages.
+    func refuseAttempt(
+        _ attempt: UInt64, request: URLRequest, error: NetOpsError, chain: [any NetworkMiddleware], context: MiddlewareContext, counted: Bool
+    ) {
+        var verdict = Verdict.fail(error)
+        let outcome = AttemptOutcome(
+            request: request, head: nil, body: Data(), error: error, bytesSent: 0, bytesReceived: 0, retryWaited: 0, isReplayable: false)
+        for stage in chain.reversed() { try? stage.judge(outcome, verdict: &verdict, context: context) }
+        withEffects { effects in
+            guard isCurrent(attempt) else { return }
+            if !counted { storage.history.attemptsMade += 1 }
+            apply({ $0.abort(error) }, to: &effects)
         }
-        guard let cache = prepared.cache else { return send(request, events) }
-        let transport = engine.transportIdentity(for: prepared.transport, url: request.url)
-        return cache.startTransfer(request, body: body, events: events, contextHeaders: contextHeaders, transport: transport, next: send)
     }
 
     /// Ends the operation with `error` if run `attempt` is still the current one.
@@ -378,9 +361,7 @@ extension BaseOperation {
                 bytesSent: storage.progress.bytesSent,
                 bytesReceived: max(0, storage.progress.bytesReceived - resumedAt),
                 retryWaited: storage.history.retryWaited,
-                isReplayable: isReplayableLocked,
-                joinedSharedTransfer: storage.lastAttemptJoined,
-                cacheOutcome: storage.lastAttemptCache?.outcome)
+                isReplayable: isReplayableLocked)
             let context = MiddlewareContext(operation: self, attempt: storage.history.attemptsMade, session: frozen.session)
             return Outcome(outcome: outcome, chain: frozen.chain, context: context)
         }
@@ -478,7 +459,7 @@ extension BaseOperation {
 
 /// Forwards one transfer's events to its operation, tagged with the transfer's number so events
 /// of a stopped transfer are recognised and ignored.
-final class TransferAttempt: TransferEvents, @unchecked Sendable {
+final class TransferAttempt: EngineEvents, @unchecked Sendable {
     let operation: BaseOperation
     let attempt: UInt64
     let redirectRules: RedirectRules
@@ -506,18 +487,6 @@ final class TransferAttempt: TransferEvents, @unchecked Sendable {
 
     func transferDidComplete(failure: TransferFailure?) {
         operation.attempt(attempt, didCompleteWith: failure)
-    }
-
-    func transferWillShare() {
-        operation.withLock {
-            if operation.isCurrent(attempt) { operation.storage.lastAttemptJoined = true }
-        }
-    }
-
-    func transferDidUseCache(_ outcome: HTTPCache.Outcome, values: DerivedValues?) {
-        operation.withLock {
-            if operation.isCurrent(attempt) { operation.storage.lastAttemptCache = BaseOperation.CacheUse(outcome: outcome, values: values) }
-        }
     }
 
     var bodyGoesToFile: Bool { operation.sink is FileSink }

@@ -91,12 +91,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         let body: TransferBody
         let session: NetworkSession
         let chain: [any NetworkMiddleware]
-        /// The chain's coalescer, when it has one (`RequestCoalescer`).
-        let coalescer: RequestCoalescer?
-        /// The chain's cache, when it has one (`HTTPCache`).
-        let cache: HTTPCache?
-        /// The chain's stages that write context headers (when it has a cache or a coalescer).
-        let contextHeaderSources: [any ContextHeaderSource]
+        /// The chain's stages that take part in the transfer itself, outermost first.
+        let transferStages: [any TransferStage]
         let attempt: UInt64
         /// Requests sent before this one.
         let attemptsBefore: Int

@@ -4,13 +4,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Hooks that prepare each request of an operation and judge each response: one stage of the
-/// operation's middleware chain (see `NetworkMiddleware`, which new code implements instead: it
-/// can park in a lot of its own and see every attempt). An interceptor that is itself a
-/// `NetworkMiddleware` (APILayer's `AuthenticationCoordinator`) runs as that stage.
+/// Hooks that prepare each request of an operation and judge each response: the older shape of
+/// a stage, kept so that code written against it still builds. It runs through an adapter that
+/// translates its decisions into the chain's (`PrepareDecision`, `Verdict`); new code writes a
+/// `NetworkMiddleware`, which can park in a lot of its own, see every attempt and hear the end.
 ///
 /// Every method is called outside the operation's lock, on an internal thread, and may read
-/// the operation (`userInfo`, `request`, …). Each has a default that changes nothing.
+/// the operation (`values`, `request`, …). Each has a default that changes nothing.
+@available(*, deprecated, message: "write a NetworkMiddleware: prepare returns a PrepareDecision, judge sets a Verdict")
 public protocol OperationInterceptor: Sendable {
     /// Called before every transfer (the first, a retry, a replay) with the request about to go.
     func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision
@@ -22,6 +23,7 @@ public protocol OperationInterceptor: Sendable {
     func didPostpone(_ operation: BaseOperation)
 }
 
+@available(*, deprecated)
 extension OperationInterceptor {
     /// Sends the request unchanged.
     public func adapt(_ request: URLRequest, for operation: BaseOperation) -> RequestDecision { .proceed(request) }
@@ -32,6 +34,7 @@ extension OperationInterceptor {
 }
 
 /// What to do with a request about to be sent.
+@available(*, deprecated, message: "a NetworkMiddleware's prepare returns a PrepareDecision")
 public enum RequestDecision: Sendable {
     /// Send this request.
     case proceed(URLRequest)
@@ -43,6 +46,7 @@ public enum RequestDecision: Sendable {
 }
 
 /// What to do with a response that arrived.
+@available(*, deprecated, message: "a NetworkMiddleware's judge sets a Verdict")
 public enum ResponseDecision: Sendable {
     /// Let the operation judge (status codes, then its retry policy).
     case useDefault

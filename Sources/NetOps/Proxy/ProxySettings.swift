@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A proxy the requests of an API (or a session, or one operation) go through: an HTTP proxy
@@ -54,13 +53,6 @@ public struct ProxySettings: Sendable, Hashable, CustomStringConvertible {
     /// A SOCKS5 proxy.
     public static func socks5(host: String, port: Int) -> ProxySettings {
         ProxySettings(kind: .socks5, host: host, port: port, credentials: nil)
-    }
-
-    /// Who the proxy is and who the client is to it, for keys that must tell two proxies apart
-    /// (`HTTPCache`): kind, host, port, user name and a digest of the password.
-    package var fingerprint: String {
-        let user = credentials.map { "\($0.username):\(HTTPCache.hex(SHA256.hash(data: Data($0.password.utf8))).prefix(16))@" } ?? ""
-        return "\(kind.rawValue)://\(user)\(host.lowercased()):\(port)"
     }
 
     /// `http://user:<redacted>@proxy.internal:3128`, say.

@@ -30,6 +30,9 @@ struct LifecycleChange {
 protocol OperationLifecycle: Operation {
     /// Runs and drops the completion closures and tells the delegate; called once, at the end.
     func runCompletions()
+    /// Tells the stages of the operation's chain it ended (`NetworkMiddleware.operationDidFinish`);
+    /// called once, after the completions.
+    func tellStagesOfEnd()
     /// Records, under the operation's lock, the `isFinished` its machine has now.
     func recordPostedFinished()
     /// Releases everyone waiting for the end, and unlists the operation for owners.
@@ -46,7 +49,10 @@ extension OperationLifecycle {
 
     /// Carries out the end: completions, `isExecuting`, `isFinished`, then the waiters.
     func publishEnd(_ change: LifecycleChange) {
-        if change.becameFinal { runCompletions() }
+        if change.becameFinal {
+            runCompletions()
+            tellStagesOfEnd()
+        }
         if change.postExecuting, change.postFinished {
             willChangeValue(forKey: "isExecuting")
             didChangeValue(forKey: "isExecuting")

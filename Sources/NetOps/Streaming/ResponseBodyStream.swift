@@ -29,27 +29,6 @@ public struct ResponseBodyStream: AsyncSequence, Sendable {
             return try await reader.next()
         }
     }
-
-    /// The body split into lines (JSON lines, CSV, logs), without their line breaks.
-    ///
-    /// A line ends at LF; a CR before it is dropped. A last line without a line break is
-    /// returned too. Bytes that are not UTF-8 become U+FFFD. A line longer than
-    /// `maximumLineBytes` ends the read with `NetOpsError.Kind.stream`.
-    public func lines(maximumLineBytes: Int = 1 << 20) -> ResponseLines {
-        ResponseLines(body: self, maximumLineBytes: maximumLineBytes)
-    }
-
-    /// The body read as lines of up to 1 MiB each (`lines(maximumLineBytes:)`).
-    public var lines: ResponseLines { lines() }
-
-    /// The body read as server-sent events (`text/event-stream`, as the WHATWG HTML standard's
-    /// "Server-sent events" parses them), each event at most `maximumEventBytes` long.
-    public func serverSentEvents(maximumEventBytes: Int = 1 << 20) -> ServerSentEvents {
-        ServerSentEvents(body: self, maximumEventBytes: maximumEventBytes)
-    }
-
-    /// The body read as server-sent events of up to 1 MiB each.
-    public var serverSentEvents: ServerSentEvents { serverSentEvents() }
 }
 
 /// The reader of a body: when it goes away before the body's end, its operation is cancelled.

@@ -42,7 +42,7 @@ public typealias SO = StreamingOperation
 /// read (retries do the same). A server that then sends the whole body again, or a body with a
 /// content coding (its decoded length is no offset into what the server sends), fails the
 /// operation with `stream` rather than repeat bytes. A streaming operation never shares its
-/// transfer (`RequestCoalescer`) nor goes through an `HTTPCache`.
+/// transfer (a coalescer) nor goes through a response cache.
 public final class StreamingOperation: BaseOperation, @unchecked Sendable {
     /// The default of `bufferedBytes`: 1 MiB.
     public static let defaultBufferedBytes = 1 << 20

@@ -20,7 +20,7 @@ package enum CompletionQueue {
     /// is one and nothing that may block listens, so that the thread every transfer shares only
     /// resumes it; else right there when nothing that may block listens (`completesInPlace`);
     /// otherwise on a queue of its own.
-    package static func deliverEnd(of events: any TransferEvents, failure: TransferFailure?) {
+    package static func deliverEnd(of events: any EngineEvents, failure: TransferFailure?) {
         if let relay = events.endRelay, relay.deliver({ events.transferDidComplete(failure: failure) }) { return }
         if events.completesInPlace {
             events.transferDidComplete(failure: failure)

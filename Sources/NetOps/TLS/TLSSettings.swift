@@ -1,15 +1,16 @@
-import Crypto
 import Foundation
-import NIOSSL
 
 /// How the requests of an API (or a session, or one operation) verify the server and prove who
 /// they are: the certificate authorities trusted, a client certificate for mutual TLS, the oldest
 /// TLS version accepted.
 ///
-/// Everything is read and checked when the settings are made: a missing or unreadable file, a
-/// file that is not PEM, a private key that does not belong to the certificate, a certificate
-/// that expired or is not valid yet throws a `TLSSettingsError` that names the file, never its
-/// content. After that the settings are a value that costs nothing to copy or hand around.
+/// Every file is read and checked when the settings are made: a missing or unreadable file, a
+/// file that is not PEM, a certificate file without a certificate, a key file without a private
+/// key, a certificate that expired or is not valid yet throws a `TLSSettingsError` that names
+/// the file, never its content. After that the settings are a value that costs nothing to copy
+/// or hand around. Whether the private key belongs to the certificate is checked by the engine
+/// that uses them (`NetworkSession.nio`), with the TLS library it links, once per settings: a
+/// key of another certificate fails the first request with a `.tls` error naming the key.
 ///
 /// ```swift
 /// let tls = try TLSSettings(
@@ -72,27 +73,42 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         case only(PEMSource)
     }
 
+    /// The PEM text the settings were read from, once, for an engine to build its TLS
+    /// configuration of (and to fingerprint): nil where the settings name none.
+    package struct Material: Sendable {
+        /// The trust roots' PEM (`.systemAnd` or `.only`).
+        package let trustRoots: [UInt8]?
+        /// The client's certificate chain, leaf first.
+        package let certificateChain: [UInt8]?
+        /// The chain's private key.
+        package let privateKey: [UInt8]?
+        /// Where the key came from, for the error of a key that does not match the chain.
+        package let privateKeySource: PEMSource?
+
+        /// No PEM: the system's trust, no client certificate.
+        static let none = Material(trustRoots: nil, certificateChain: nil, privateKey: nil, privateKeySource: nil)
+    }
+
     /// The checked settings, behind one reference: copying the settings copies a pointer, and two
     /// copies of one `TLSSettings` are known to be the same.
     final class Storage: Sendable {
-        let configuration: TLSConfiguration
         let trustRoots: TrustRoots
         let clientCertificate: PEMSource?
         let minimumVersion: Version
         let verifiesCertificates: Bool
-        /// What the settings present and trust, as a digest (see `TLSSettings.fingerprint`).
-        let fingerprint: String
+        let material: Material
+        /// What an engine built of the settings (its TLS library's configuration), made the first
+        /// time it needs it and kept: every copy shares it.
+        let engineBuild = Locked<(any Sendable)?>(nil)
+        /// The same settings without the client certificate, made once (`withoutClientCertificate()`).
+        let withoutClientCertificate = Locked<TLSSettings?>(nil)
 
-        init(
-            configuration: TLSConfiguration, trustRoots: TrustRoots, clientCertificate: PEMSource?, minimumVersion: Version,
-            verifiesCertificates: Bool, fingerprint: String
-        ) {
-            self.configuration = configuration
+        init(trustRoots: TrustRoots, clientCertificate: PEMSource?, minimumVersion: Version, verifiesCertificates: Bool, material: Material) {
             self.trustRoots = trustRoots
             self.clientCertificate = clientCertificate
             self.minimumVersion = minimumVersion
             self.verifiesCertificates = verifiesCertificates
-            self.fingerprint = fingerprint
+            self.material = material
         }
     }
 
@@ -116,27 +132,13 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         trustRoots: TrustRoots = .system, clientCertificate: PEMSource? = nil, clientKey: PEMSource? = nil,
         minimumVersion: Version = .tls12
     ) throws {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = minimumVersion.nioVersion
-        // The fingerprint: the version, the trust and the client's chain, by their DER bytes.
-        var digest = SHA256()
-        digest.update(data: Data("tls \(minimumVersion.rawValue) verified\n".utf8))
-        func add(_ label: String, _ certificates: [NIOSSLCertificate]) throws {
-            digest.update(data: Data(label.utf8))
-            for certificate in certificates { digest.update(data: try certificate.toDERBytes()) }
-        }
+        var trustPEM: [UInt8]?
         switch trustRoots {
-        case .system:
-            digest.update(data: Data("system".utf8))
-        case let .systemAnd(source):
-            let roots = try TLSMaterial.certificates(from: source)
-            try add("system and", roots)
-            configuration.additionalTrustRoots = [.certificates(roots)]
-        case let .only(source):
-            let roots = try TLSMaterial.certificates(from: source)
-            try add("only", roots)
-            configuration.trustRoots = .certificates(roots)
+        case .system: break
+        case let .systemAnd(source), let .only(source): trustPEM = try TLSMaterial.certificates(from: source)
         }
+        var chainPEM: [UInt8]?
+        var keyPEM: [UInt8]?
         switch (clientCertificate, clientKey) {
         case (nil, nil):
             break
@@ -145,15 +147,12 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         case let (nil, key?):
             throw TLSSettingsError(source: key.name, reason: .missingPartner("a private key needs its certificate (clientCertificate)"))
         case let (certificate?, key?):
-            let chain = try TLSMaterial.certificates(from: certificate)
-            try add("client", chain)
-            configuration.certificateChain = chain.map { .certificate($0) }
-            configuration.privateKey = .privateKey(try TLSMaterial.privateKey(from: key))
-            try TLSMaterial.checkKey(key, matches: certificate, in: configuration)
+            chainPEM = try TLSMaterial.certificates(from: certificate)
+            keyPEM = try TLSMaterial.privateKey(from: key)
         }
         self.storage = Storage(
-            configuration: configuration, trustRoots: trustRoots, clientCertificate: clientCertificate, minimumVersion: minimumVersion,
-            verifiesCertificates: true, fingerprint: HTTPCache.hex(digest.finalize()))
+            trustRoots: trustRoots, clientCertificate: clientCertificate, minimumVersion: minimumVersion, verifiesCertificates: true,
+            material: Material(trustRoots: trustPEM, certificateChain: chainPEM, privateKey: keyPEM, privateKeySource: clientKey))
     }
 
     private init(storage: Storage) {
@@ -162,25 +161,15 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
 
     /// The system's trust roots, no client certificate, TLS 1.2 or newer, chain and host name
     /// verified: what a request gets when nothing says otherwise.
-    public static let standard: TLSSettings = {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = Version.tls12.nioVersion
-        return TLSSettings(
-            storage: Storage(
-                configuration: configuration, trustRoots: .system, clientCertificate: nil, minimumVersion: .tls12, verifiesCertificates: true,
-                fingerprint: "standard"))
-    }()
+    public static let standard = TLSSettings(
+        storage: Storage(trustRoots: .system, clientCertificate: nil, minimumVersion: .tls12, verifiesCertificates: true, material: .none))
 
     /// Settings that verify **nothing**: neither the chain nor the host name. For test servers
     /// only; an engine that uses them logs a warning.
     public static func insecureWithoutVerification(minimumVersion: Version = .tls12) -> TLSSettings {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        configuration.minimumTLSVersion = minimumVersion.nioVersion
-        configuration.certificateVerification = .none
-        return TLSSettings(
+        TLSSettings(
             storage: Storage(
-                configuration: configuration, trustRoots: .system, clientCertificate: nil, minimumVersion: minimumVersion,
-                verifiesCertificates: false, fingerprint: "insecure \(minimumVersion.rawValue)"))
+                trustRoots: .system, clientCertificate: nil, minimumVersion: minimumVersion, verifiesCertificates: false, material: .none))
     }
 
     /// The authorities a server's chain may lead to.
@@ -200,16 +189,20 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
     }
 
     /// The same trust, version and verification, without the client certificate: what a
-    /// redirect to another origin than the API's is sent with.
+    /// redirect to another origin than the API's is sent with. Made once per settings.
     package func withoutClientCertificate() -> TLSSettings {
         guard clientCertificate != nil else { return self }
-        var configuration = storage.configuration
-        configuration.certificateChain = []
-        configuration.privateKey = nil
-        return TLSSettings(
+        if let made = storage.withoutClientCertificate.withLock({ $0 }) { return made }
+        let material = storage.material
+        let made = TLSSettings(
             storage: Storage(
-                configuration: configuration, trustRoots: trustRoots, clientCertificate: nil, minimumVersion: minimumVersion,
-                verifiesCertificates: verifiesCertificates, fingerprint: storage.fingerprint + " without client certificate"))
+                trustRoots: trustRoots, clientCertificate: nil, minimumVersion: minimumVersion, verifiesCertificates: verifiesCertificates,
+                material: Material(trustRoots: material.trustRoots, certificateChain: nil, privateKey: nil, privateKeySource: nil)))
+        return storage.withoutClientCertificate.withLock { kept in
+            if let kept { return kept }
+            kept = made
+            return made
+        }
     }
 
     /// Whether both are the same settings (made once and copied), which engines can share
@@ -219,14 +212,20 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
     /// The identity of the settings made once (copies share it).
     package var identity: ObjectIdentifier { ObjectIdentifier(storage) }
 
-    /// What the settings present and trust — the client's certificate chain, the trust roots,
-    /// the oldest version, whether anything is verified — as a digest: equal for settings made
-    /// from the same certificates, different for another client certificate. The same across
-    /// restarts, so an `HTTPCache` folder keys by it; never the key's content.
-    package var fingerprint: String { isStandard ? "standard" : storage.fingerprint }
+    /// The PEM text the settings were read from.
+    package var material: Material { storage.material }
 
-    /// The settings in NIOSSL's terms, for the SwiftNIO engine.
-    package var configuration: TLSConfiguration { storage.configuration }
+    /// What an engine built of these settings, made by `make` the first time and kept for every
+    /// copy (a concurrent first use may make it twice and keep one).
+    package func engineBuild<Built: Sendable>(_ make: () -> Built) -> Built {
+        if let built = storage.engineBuild.withLock({ $0 }) as? Built { return built }
+        let made = make()
+        return storage.engineBuild.withLock { kept in
+            if let built = kept as? Built { return built }
+            kept = made
+            return made
+        }
+    }
 
     /// One line naming what the settings use, e.g. `TLS 1.2+, trusting only ca.pem, client
     /// certificate client.pem`: file names, never their content.
@@ -240,16 +239,5 @@ public struct TLSSettings: Sendable, CustomStringConvertible {
         }
         if let clientCertificate { parts.append("client certificate \(clientCertificate.name)") }
         return parts.joined(separator: ", ")
-    }
-}
-
-extension TLSSettings.Version {
-    var nioVersion: TLSVersion {
-        switch self {
-        case .tls10: .tlsv1
-        case .tls11: .tlsv11
-        case .tls12: .tlsv12
-        case .tls13: .tlsv13
-        }
     }
 }

@@ -6,23 +6,24 @@ import HTTPTypesFoundation
 import FoundationNetworking
 #endif
 
-/// A response head as an engine received it: status, URL and header fields.
+/// A response head as an engine received it: status, URL and header fields (what a
+/// `TransferStage` that answers a request itself reports to its `TransferEvents`).
 ///
 /// Making an `HTTPURLResponse` on Linux parses and sanitises every header field (a tenth of an
 /// operation's CPU on the NIO engine), and most operations never look at one. The NIO engine hands
 /// over the fields as they came; the `HTTPURLResponse` is made the first time someone asks for it
 /// and kept, and so is the `HTTPResponse` of swift-http-types, made from the fields directly. The
 /// URLSession engine, which has an `HTTPURLResponse` already, wraps it.
-package final class ResponseHead: @unchecked Sendable {
+public final class ResponseHead: @unchecked Sendable {
     /// The URL the response came from (the last one after redirects).
-    package let url: URL
+    public let url: URL
     /// The HTTP status code.
-    package let statusCode: Int
+    public let statusCode: Int
     /// The body length the server announced, or nil without a usable `Content-Length`.
-    package let expectedContentLength: Int64?
+    public let expectedContentLength: Int64?
     /// `HTTP/1.1` or `HTTP/2.0` as the engine read it (always `HTTP/1.1` over an `HTTPURLResponse`,
     /// which does not say).
-    package let httpVersion: String
+    public let httpVersion: String
     /// The fields in the order they arrived, repeated names kept apart (empty for a head over
     /// an `HTTPURLResponse`, which answers for its own fields).
     private let fields: [(name: String, value: String)]
@@ -52,8 +53,10 @@ package final class ResponseHead: @unchecked Sendable {
         var httpTypes: HTTPResponse?
     }
 
-    /// A head over header fields as they arrived.
-    package init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
+    /// A head for a response from `url` with `statusCode`, over HTTP `httpVersion` (`HTTP/1.1`),
+    /// with the header `fields` in the order they came (repeated names kept apart). A
+    /// `Content-Length` among them sets `expectedContentLength`.
+    public init(url: URL, statusCode: Int, httpVersion: String, fields: [(name: String, value: String)]) {
         self.url = url
         self.statusCode = statusCode
         self.httpVersion = httpVersion
@@ -75,7 +78,7 @@ package final class ResponseHead: @unchecked Sendable {
     }
 
     /// The value of the field `name` (any case); repeated fields joined with ", ".
-    package func value(forHTTPHeaderField name: String) -> String? {
+    public func value(forHTTPHeaderField name: String) -> String? {
         if let foundation { return foundation.value(forHTTPHeaderField: name) }
         var found: String?
         for field in fields where field.name.caseInsensitiveEquals(name) {
@@ -126,7 +129,7 @@ package final class ResponseHead: @unchecked Sendable {
 
     /// Every field in the order it arrived, repeated names kept apart (over an
     /// `HTTPURLResponse`, its fields as it holds them).
-    package var orderedFields: [(name: String, value: String)] {
+    public var orderedFields: [(name: String, value: String)] {
         guard let foundation else { return fields }
         return foundation.allHeaderFields.compactMap { name, value in
             guard let name = name as? String, let value = value as? String else { return nil }
@@ -155,7 +158,7 @@ package final class ResponseHead: @unchecked Sendable {
     }
 
     /// The head as an `HTTPURLResponse`, made on first use.
-    package var httpURLResponse: HTTPURLResponse {
+    public var httpURLResponse: HTTPURLResponse {
         if let foundation { return foundation }
         if let response = made.withLock({ $0.foundation }) { return response }
         // Made outside the lock; two threads racing here make two equal responses and keep one.
@@ -172,7 +175,7 @@ package final class ResponseHead: @unchecked Sendable {
     /// The head as swift-http-types' `HTTPResponse`, made on first use and kept; nil for a status
     /// outside 0...999, which `HTTPResponse` cannot hold.
     ///
-    /// From the fields as they arrived (the NIO engine, an `HTTPCache` answer): in their order,
+    /// From the fields as they arrived (the NIO engine, a cache's answer): in their order,
     /// repeated fields apart, no `HTTPURLResponse` made. Over an `HTTPURLResponse` (the URLSession
     /// engine): its fields, each name once with repeated values joined by ", ", in no set order.
     /// A field whose name is not an HTTP token is left out.

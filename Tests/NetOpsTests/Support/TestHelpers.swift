@@ -1,6 +1,7 @@
 import Crypto
 import DemoServer
 import Foundation
+import NetOps
 
 /// Hex SHA-256 of `data`.
 func sha256(_ data: Data) -> String {
@@ -13,19 +14,17 @@ func payloadSHA256(size: Int) -> String {
 }
 
 /// A counter safe to bump from any thread.
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class Counter: Sendable {
+    private let count = Locked(0)
 
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
 
 /// Collects values from any thread.
-final class Recorder<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Value] = []
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Locked<[Value]>([])
 
-    func append(_ value: Value) { lock.withLock { values.append(value) } }
-    var all: [Value] { lock.withLock { values } }
+    func append(_ value: Value) { values.withLock { $0.append(value) } }
+    var all: [Value] { values.withLock { $0 } }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -189,11 +190,9 @@ public final class CircuitBreaker: NetworkMiddleware, Sendable {
         }
     }
 
-    /// `scheme://host:port` of `url`, the port made explicit.
+    /// `scheme://host:port` of `url`'s `Origin`, the port made explicit.
     static func origin(of url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else { return nil }
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(host):\(port)"
+        Origin(url)?.description
     }
 
     private static func state(of circuit: Circuit, now: DispatchTime) -> State {

@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 /// Cuts a byte stream into lines, whatever the chunks' boundaries.
 ///

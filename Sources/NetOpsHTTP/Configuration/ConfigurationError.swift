@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 /// Why settings could not be read from a `ConfigReader`: the full key (`tracker.totalTimeout`)
 /// and what is wrong with its value.

@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -12,7 +13,7 @@ import FoundationNetworking
 /// the body so far, kept while they stay under `maximumBacklogBytes`; past that, nobody else
 /// joins). Every part's events come in the engine's order and never overlap: each part has a
 /// mailbox, drained outside the lock by whichever thread finds it idle.
-final class SharedTransfer: TransferEvents, Sendable {
+final class SharedTransfer: EngineEvents, Sendable {
     /// One event of the transfer, as the engine reported it.
     enum Event: Sendable {
         case head(ResponseHead)
@@ -65,10 +66,10 @@ final class SharedTransfer: TransferEvents, Sendable {
         self.onClosed = onClosed
     }
 
-    /// Adds a part that receives the transfer's events through `events` (told first, unless it
-    /// is the part that `opens` the transfer); nil when the transfer can no longer be joined (it
+    /// Adds a part that receives the transfer's events through `events` (`beforeFirstEvent`
+    /// runs first, once the part is in); nil when the transfer can no longer be joined (it
     /// ended, every part left, or its backlog outgrew the bound).
-    func join(_ events: any TransferEvents, opens: Bool = false) -> Part? {
+    func join(_ events: any TransferEvents, beforeFirstEvent: () -> Void = {}) -> Part? {
         let id = state.withLock { state -> UInt64? in
             guard !state.over, let backlog = state.backlog else { return nil }
             state.nextPart += 1
@@ -77,7 +78,7 @@ final class SharedTransfer: TransferEvents, Sendable {
             return state.nextPart
         }
         guard let id else { return nil }
-        if !opens { events.transferWillShare() }
+        beforeFirstEvent()
         drain(id)
         return Part(transfer: self, id: id)
     }
@@ -134,7 +135,7 @@ final class SharedTransfer: TransferEvents, Sendable {
     /// True when every part may hear the end on the engine's thread.
     var completesInPlace: Bool {
         let listeners = state.withLock { state in state.mailboxes.values.filter { !$0.ended }.map(\.events) }
-        return listeners.allSatisfy(\.completesInPlace)
+        return listeners.allSatisfy { ($0 as? any EngineEvents)?.completesInPlace ?? false }
     }
 
     // MARK: Delivery

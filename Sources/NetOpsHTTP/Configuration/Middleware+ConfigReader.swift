@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import NetOps
 
 @available(macOS 15, iOS 18, watchOS 11, tvOS 18, visionOS 2, *)
 extension RateLimiter.Configuration {

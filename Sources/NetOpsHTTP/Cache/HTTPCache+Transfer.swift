@@ -1,39 +1,63 @@
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-extension HTTPCache {
+extension HTTPCache: TransferStage {
+    /// How the chain's `HTTPCache` took part in the call's last attempt: a `.hit` sent nothing,
+    /// a `.revalidated` one was answered 304 and the stored response stood in. Written before
+    /// the attempt's first event (again when a revalidation's answer changes it). With several
+    /// caches in a chain, the last one a cache wrote.
+    public enum OutcomeKey: CallValueKey {
+        /// How the cache took part.
+        public typealias Value = HTTPCache.Outcome
+    }
+
+    /// The values kept with the entry that answered the call's last attempt, or that its answer
+    /// was stored as (an API call keeps its mapped model there); nil when no entry did.
+    package enum StoredValuesKey: CallValueKey {
+        package typealias Value = DerivedValues
+    }
+
     /// Starts `request` through the cache: answers it from a fresh entry (its events arrive
     /// before this returns), revalidates a stale one, or hands it to `next` and stores what
-    /// comes back. `contextHeaders` (lower case) are left out of the key besides the configured
-    /// ones; `transport` is who the request is to the server beyond its fields (the engine's
-    /// `transportIdentity(for:url:)`: client certificate, trust, proxy). `events` hears
-    /// `transferDidUseCache` before its first event.
-    func startTransfer(
-        _ request: URLRequest, body: TransferBody, events: any TransferEvents, contextHeaders: Set<String>, transport: String,
-        next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
-    ) -> any TransferHandle {
+    /// comes back. The fields in the call's `ContextHeaderNames` (but `baggage`, which may carry
+    /// a tenant) are left out of the key besides the configured ones, and who the request is
+    /// to the server beyond its fields (the engine, client certificate, trust, proxy) is in it.
+    /// A streamed body, one going to a file, a body sent, a `Range` or conditions of the
+    /// request's own go past the cache.
+    public func startTransfer(
+        _ request: URLRequest, context: TransferContext, events: any TransferEvents, next: TransferNext
+    ) throws -> any TransferHandle {
         let method = request.httpMethod?.uppercased() ?? "GET"
-        guard let url = request.url else { return next(request, events) }
+        let values = context.values
+        let send: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle = { next($0, events: $1) }
+        guard let url = request.url else { return next(request, events: events) }
         guard method == "GET" else {
-            guard !Self.safeMethods.contains(method) else { return next(request, events) }
-            return next(request, InvalidatingEvents(cache: self, requestURL: url, events: events))
+            values[StoredValuesKey.self] = nil
+            values[OutcomeKey.self] = .bypass
+            guard !Self.safeMethods.contains(method) else { return next(request, events: events) }
+            return next(request, events: InvalidatingEvents(cache: self, requestURL: url, events: events))
         }
         let requestControl = CacheControl(request.value(forHTTPHeaderField: "Cache-Control"), pragma: request.value(forHTTPHeaderField: "Pragma"))
-        guard case .none = body, request.httpBody == nil, request.httpBodyStream == nil, !events.bodyGoesToFile, !requestControl.noStore,
-            !Self.conditionFields.contains(where: { request.value(forHTTPHeaderField: $0) != nil })
+        guard case .none = context.body, request.httpBody == nil, request.httpBodyStream == nil, !context.bodyGoesToFile, !context.isStreamed,
+            !requestControl.noStore, !Self.conditionFields.contains(where: { request.value(forHTTPHeaderField: $0) != nil })
         else {
-            events.transferDidUseCache(.bypass, values: nil)
-            return next(request, events)
+            values[StoredValuesKey.self] = nil
+            values[OutcomeKey.self] = .bypass
+            return next(request, events: events)
         }
+        var contextHeaders = values[ContextHeaderNames.self] ?? []
+        contextHeaders.remove("baggage")
         let key = Self.key(url)
         let partition = partition(
-            of: request, contextHeaders: contextHeaders, followsRedirects: events.redirectRules.follows, transport: transport)
-        let lookup = Lookup(request: request, url: url, key: key, partition: partition, control: requestControl)
+            of: request, contextHeaders: contextHeaders, followsRedirects: context.followsRedirects,
+            transport: context.transportIdentity(for: url))
+        let lookup = Lookup(request: request, url: url, key: key, partition: partition, control: requestControl, values: values)
         guard needsDiskRead(url: key, partition: partition) else {
-            return answer(lookup, stored: entry(url: key, partition: partition), events: events, next: next)
+            return answer(lookup, stored: entry(url: key, partition: partition), events: events, next: send)
         }
         // The entry is in the folder only: read there, not on this thread (an event loop, maybe).
         let pending = PendingLookup()
@@ -43,7 +67,7 @@ extension HTTPCache {
                 events.transferDidComplete(failure: .cancelled)
                 return
             }
-            pending.attach(answer(lookup, stored: stored, events: events, next: next))
+            pending.attach(answer(lookup, stored: stored, events: events, next: send))
         }
         return pending
     }
@@ -55,6 +79,14 @@ extension HTTPCache {
         let key: String
         let partition: String
         let control: CacheControl
+        /// Where the outcome and the entry's values are noted for the call's stages.
+        let values: CallValues
+
+        /// Notes how the cache took part, and the answering entry's values.
+        func note(_ outcome: HTTPCache.Outcome, _ derived: DerivedValues?) {
+            values[StoredValuesKey.self] = derived
+            values[OutcomeKey.self] = outcome
+        }
     }
 
     /// Answers `lookup` from `stored` when it is fresh, else sends it (revalidating `stored`
@@ -67,13 +99,13 @@ extension HTTPCache {
         let now = Date()
         if let stored, stored.isFresh(for: requestControl, at: now) {
             count(.hit)
-            events.transferDidUseCache(.hit, values: stored.derived)
+            lookup.note(.hit, stored.derived)
             CachingTransfer.deliver(stored, now: now, url: url, to: events)
             return AnsweredTransfer()
         }
         if requestControl.onlyIfCached {
             count(.miss)
-            events.transferDidUseCache(.miss, values: nil)
+            lookup.note(.miss, nil)
             events.transferDidReceive(head: ResponseHead(url: url, statusCode: 504, httpVersion: "HTTP/1.1", fields: [("Content-Length", "0")]))
             events.transferDidComplete(failure: nil)
             return AnsweredTransfer()
@@ -87,7 +119,8 @@ extension HTTPCache {
             guard stored.validatorsAreFieldValues else {
                 forget(url: key, partition: partition)
                 let transfer = CachingTransfer(
-                    cache: self, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
+                    cache: self, request: request, url: url, key: key, partition: partition, revalidating: nil, values: lookup.values,
+                    events: events, next: next)
                 transfer.reportMiss()
                 transfer.begin(request)
                 return transfer
@@ -97,7 +130,8 @@ extension HTTPCache {
             revalidating = stored
         }
         let transfer = CachingTransfer(
-            cache: self, request: request, url: url, key: key, partition: partition, revalidating: revalidating, events: events, next: next)
+            cache: self, request: request, url: url, key: key, partition: partition, revalidating: revalidating, values: lookup.values,
+            events: events, next: next)
         if revalidating == nil { transfer.reportMiss() }
         transfer.begin(sent)
         return transfer
@@ -124,11 +158,6 @@ extension HTTPCache {
 
     /// The statuses RFC 9110 §15.1 calls heuristically cacheable (the only ones stored).
     private static let cacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
-}
-
-/// A transfer the cache answered itself: nothing to stop.
-private struct AnsweredTransfer: TransferHandle {
-    func cancel() {}
 }
 
 /// A request whose entry is being read from the folder: a cancel before the read ends ends it
@@ -190,13 +219,14 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
     private let key: String
     private let partition: String
     private let revalidating: CachedResponse?
+    private let values: CallValues
     private let events: any TransferEvents
     private let next: @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
     private let state = Locked(State())
 
     init(
         cache: HTTPCache, request: URLRequest, url: URL, key: String, partition: String, revalidating: CachedResponse?,
-        events: any TransferEvents, next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
+        values: CallValues, events: any TransferEvents, next: @escaping @Sendable (URLRequest, any TransferEvents) -> any TransferHandle
     ) {
         self.cache = cache
         self.request = request
@@ -204,6 +234,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
         self.key = key
         self.partition = partition
         self.revalidating = revalidating
+        self.values = values
         self.events = events
         self.next = next
     }
@@ -221,7 +252,13 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
 
     func reportMiss() {
         cache.count(.miss)
-        events.transferDidUseCache(.miss, values: nil)
+        note(.miss, nil)
+    }
+
+    /// Notes how the cache took part, and the entry's values, for the call's stages.
+    private func note(_ outcome: HTTPCache.Outcome, _ derived: DerivedValues?) {
+        values[HTTPCache.StoredValuesKey.self] = derived
+        values[HTTPCache.OutcomeKey.self] = outcome
     }
 
     /// Delivers `entry` as a whole response to `events`, the answer to a request for `url`.
@@ -302,7 +339,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
         case let .passing(head, kept):
             if failure == nil, let head, let kept, let entry = makeEntry(head: head, body: kept) {
                 cache.store(entry)
-                events.transferDidUseCache(.miss, values: entry.derived)
+                note(.miss, entry.derived)
             }
             events.transferDidComplete(failure: failure)
         case let .notModified(entry):
@@ -312,7 +349,7 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
             }
             cache.store(entry)
             cache.count(.revalidated)
-            events.transferDidUseCache(.revalidated, values: entry.derived)
+            note(.revalidated, entry.derived)
             Self.deliver(entry, now: Date(), url: url, to: events)
         case .mismatched:
             guard failure == nil, !cancelled else {
@@ -320,7 +357,8 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
                 return
             }
             let again = CachingTransfer(
-                cache: cache, request: request, url: url, key: key, partition: partition, revalidating: nil, events: events, next: next)
+                cache: cache, request: request, url: url, key: key, partition: partition, revalidating: nil, values: values, events: events,
+                next: next)
             again.reportMiss()
             state.withLock { $0.phase = .ended }
             again.begin(request)
@@ -332,16 +370,6 @@ final class CachingTransfer: TransferEvents, TransferHandle, Sendable {
         case .ended:
             events.transferDidComplete(failure: failure)
         }
-    }
-
-    var bodyGoesToFile: Bool { events.bodyGoesToFile }
-    var redirectRules: RedirectRules { events.redirectRules }
-    var transport: TransportChoice { events.transport }
-    var completesInPlace: Bool { events.completesInPlace }
-    var endRelay: EndRelay? { events.endRelay }
-
-    func transferWillShare() {
-        events.transferWillShare()
     }
 
     /// The entry a whole answer makes, when it is worth keeping: a lifetime or a validator.
@@ -374,8 +402,7 @@ private final class InvalidatingEvents: TransferEvents, Sendable {
             cache.invalidate(HTTPCache.key(requestURL))
             for name in ["Location", "Content-Location"] {
                 guard let value = head.value(forHTTPHeaderField: name), let target = URL(string: value, relativeTo: requestURL)?.absoluteURL,
-                    target.scheme?.lowercased() == requestURL.scheme?.lowercased(), target.host?.lowercased() == requestURL.host?.lowercased(),
-                    target.port == requestURL.port
+                    Origin.same(target, requestURL)
                 else { continue }
                 cache.invalidate(HTTPCache.key(target))
             }
@@ -386,10 +413,4 @@ private final class InvalidatingEvents: TransferEvents, Sendable {
     func transferDidReceive(data: Data) { events.transferDidReceive(data: data) }
     func transferDidSend(sent: Int64, expected: Int64?) { events.transferDidSend(sent: sent, expected: expected) }
     func transferDidComplete(failure: TransferFailure?) { events.transferDidComplete(failure: failure) }
-    var bodyGoesToFile: Bool { events.bodyGoesToFile }
-    var redirectRules: RedirectRules { events.redirectRules }
-    var transport: TransportChoice { events.transport }
-    var completesInPlace: Bool { events.completesInPlace }
-    var endRelay: EndRelay? { events.endRelay }
-    func transferWillShare() { events.transferWillShare() }
 }

@@ -1,3 +1,5 @@
+import NetOps
+
 /// The responses an `HTTPCache` keeps in memory, within a byte bound: the least recently used
 /// entry goes first. An entry counts its size (`CachedResponse.byteCount`) and, for each value
 /// made from its body and kept with it (`DerivedValues`, an API call's mapped model), its body's

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking

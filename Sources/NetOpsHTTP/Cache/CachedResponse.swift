@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 /// One stored response of an `HTTPCache`: the head and body an engine delivered, when it was
 /// asked for and received, and what RFC 9111 derives from its fields (lifetime, validators).

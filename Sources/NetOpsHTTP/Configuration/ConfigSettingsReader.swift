@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import NetOps
 
 /// A `ConfigReader` as NetOps' and APILayer's `init(configReader:)` read it: a missing key is
 /// nil (the setting keeps its default), a key present with a value of the wrong type or out of

@@ -1,3 +1,5 @@
+import NetOps
+
 /// A rate budget that several processes share — a service's replicas calling one API with one
 /// limit between them. A `RateLimiter` given one draws its tokens from it, a batch at a time,
 /// instead of refilling a bucket of its own; the budget's keeper (APILayerPostgres's

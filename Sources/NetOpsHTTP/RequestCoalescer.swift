@@ -1,4 +1,5 @@
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -29,7 +30,7 @@ import FoundationNetworking
 /// let first = DTO.get(url).use(coalescer)
 /// let second = DTO.get(url).use(coalescer)   // started while `first` is in flight: no new request
 /// ```
-public final class RequestCoalescer: NetworkMiddleware, Sendable {
+public final class RequestCoalescer: TransferStage, Sendable {
     /// Which requests coalesce and how much of a shared answer is kept for late joiners.
     public struct Configuration: Sendable, Equatable {
         /// The HTTP methods whose requests coalesce, upper case (default: GET and HEAD, the only
@@ -130,21 +131,28 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
 
     // MARK: Transfers
 
-    /// Starts `request` on `engine`, or joins the identical request in flight of the same
-    /// `session` (then `events` hears `transferWillShare()` first); `contextHeaders` (lower case)
-    /// are left out of the comparison besides the configured ones. Requests that may not
-    /// coalesce (a body, a method not configured) go to the engine.
-    func startTransfer(
-        _ request: URLRequest, body: TransferBody, events: any TransferEvents, engine: any TransferEngine, session: ObjectIdentifier?,
-        contextHeaders: Set<String> = []
-    ) -> any TransferHandle {
-        guard let key = key(of: request, body: body, events: events, session: session, contextHeaders: contextHeaders) else {
-            return engine.startTransfer(request, body: body, events: events)
+    /// Whether the call's last attempt joined a transfer another operation opened, instead of
+    /// going to the network itself. Written before the attempt's first event.
+    public enum JoinedKey: CallValueKey {
+        /// True when the attempt joined.
+        public typealias Value = Bool
+    }
+
+    /// Hands `request` on, or joins the identical request in flight of the same session. The
+    /// fields in the call's `ContextHeaderNames` (but `baggage`) are left out of the comparison
+    /// besides the configured ones. Requests that may not coalesce (a body, a method not
+    /// configured, a streamed body) go on as they are.
+    public func startTransfer(
+        _ request: URLRequest, context: TransferContext, events: any TransferEvents, next: TransferNext
+    ) throws -> any TransferHandle {
+        guard let key = key(of: request, context: context) else {
+            context.values[JoinedKey.self] = false
+            return next(request, events: events)
         }
         while true {
             let found = state.withLock { $0.inFlight[key] }
             if let found {
-                if let part = found.join(events) {
+                if let part = found.join(events, beforeFirstEvent: { context.values[JoinedKey.self] = true }) {
                     state.withLock { $0.statistics.requestsJoined += 1 }
                     onJoin?(request)
                     return part
@@ -156,7 +164,7 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
                 continue
             }
             let opened = SharedTransfer(
-                redirectRules: events.redirectRules, transport: events.transport, bodyGoesToFile: events.bodyGoesToFile,
+                redirectRules: context.redirectRules, transport: context.transport, bodyGoesToFile: context.bodyGoesToFile,
                 maximumBacklogBytes: configuration.maximumBacklogBytes
             ) { [weak self] closed in
                 self?.forget(closed, key: key)
@@ -167,8 +175,8 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
                 state.statistics.transfersOpened += 1
                 return true
             }
-            guard won, let part = opened.join(events, opens: true) else { continue }
-            opened.started(engine.startTransfer(request, body: body, events: opened))
+            guard won, let part = opened.join(events, beforeFirstEvent: { context.values[JoinedKey.self] = false }) else { continue }
+            opened.started(next(request, events: opened))
             return part
         }
     }
@@ -181,12 +189,15 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
     }
 
     /// The comparison key of `request`, or nil when it may not coalesce.
-    private func key(
-        of request: URLRequest, body: TransferBody, events: any TransferEvents, session: ObjectIdentifier?, contextHeaders: Set<String>
-    ) -> Key? {
-        guard case .none = body, request.httpBody == nil, request.httpBodyStream == nil, let url = request.url else { return nil }
+    private func key(of request: URLRequest, context: TransferContext) -> Key? {
+        guard case .none = context.body, request.httpBody == nil, request.httpBodyStream == nil, !context.isStreamed, let url = request.url
+        else { return nil }
         let method = request.httpMethod?.uppercased() ?? "GET"
         guard configuration.methods.contains(method) else { return nil }
+        var contextHeaders = context.values[ContextHeaderNames.self] ?? []
+        // What a tracer propagates is left out, but for `baggage`: it may carry a tenant or a
+        // user, on which a server may base its answer.
+        contextHeaders.remove("baggage")
         var headers: [String] = []
         for (name, value) in request.allHTTPHeaderFields ?? [:] {
             let lowered = name.lowercased()
@@ -194,18 +205,12 @@ public final class RequestCoalescer: NetworkMiddleware, Sendable {
             headers.append(lowered + ":" + value)
         }
         headers.sort()
-        let rules = events.redirectRules
+        let rules = context.redirectRules
+        let transport = context.transport
         return Key(
             method: method, url: url.absoluteString, headers: headers, followsRedirects: rules.follows,
-            cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: events.bodyGoesToFile,
-            tls: events.transport.tls?.identity, allowsHTTP2: events.transport.allowsHTTP2, proxy: events.transport.proxy,
-            session: session)
+            cookieJar: rules.cookies.map(ObjectIdentifier.init), toFile: context.bodyGoesToFile,
+            tls: transport.tls?.identity, allowsHTTP2: transport.allowsHTTP2, proxy: transport.proxy,
+            session: ObjectIdentifier(context.session))
     }
-}
-
-/// A stage that writes context into each request's headers (a tracer's propagation fields):
-/// a `RequestCoalescer` leaves those fields out when it compares requests.
-package protocol ContextHeaderSource: Sendable {
-    /// The header fields, lower case, the stage wrote into the requests so far.
-    var contextHeaderNames: Set<String> { get }
 }

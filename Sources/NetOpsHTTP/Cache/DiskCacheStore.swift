@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
+import NetOps
 
 #if canImport(Glibc)
 import Glibc

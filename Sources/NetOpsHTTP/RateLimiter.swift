@@ -1,6 +1,7 @@
 import Crypto
 import Dispatch
 import Foundation
+import NetOps
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -120,8 +121,12 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         }
     }
 
-    /// The key of `BaseOperation.userInfo` holding an operation's `Idempotency-Key`.
-    public static let idempotencyKeyInfo = "netops.idempotencyKey"
+    /// The `Idempotency-Key` a call's POSTs carry (made at its first request, sent again by its
+    /// retries and replays): set one before `start()` to choose it.
+    public enum IdempotencyKey: CallValueKey {
+        /// The key's value.
+        public typealias Value = String
+    }
 
     /// The most callers (origin and credentials) whose waits are kept; past it, the soonest to
     /// end goes.
@@ -267,7 +272,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         let noted = state.withLock { $0.callers.removeValue(forKey: ObjectIdentifier(context.operation)) }
         guard let status = outcome.statusCode else { return }
         // The answer of a host a redirect reached speaks for that host, not for the API.
-        if let requested = outcome.request.url, let answered = outcome.url, !RedirectPolicy.sameOrigin(requested, answered) { return }
+        if let requested = outcome.request.url, let answered = outcome.url, !Origin.same(requested, answered) { return }
         let caller = noted ?? Self.waitKey(of: outcome.request)
         var wait: Wait?
         var parksThis = false
@@ -497,12 +502,17 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
 
     private func addIdempotencyKey(to request: inout URLRequest, of operation: BaseOperation) {
         guard request.httpMethod?.uppercased() == "POST", request.value(forHTTPHeaderField: "Idempotency-Key") == nil else { return }
-        var info = operation.userInfo
-        let key = info[Self.idempotencyKeyInfo] as? String ?? UUID().uuidString
-        if info[Self.idempotencyKeyInfo] == nil {
-            info[Self.idempotencyKeyInfo] = key
-            operation.userInfo = info
+        let values = operation.values
+        var key = values[IdempotencyKey.self]
+        if key == nil {
+            // Made outside the operation's lock; kept only if no other key came meanwhile.
+            let made = UUID().uuidString
+            key = values.update(IdempotencyKey.self) { kept in
+                if kept == nil { kept = made }
+                return kept
+            }
         }
+        guard let key else { return }
         request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
     }
 
