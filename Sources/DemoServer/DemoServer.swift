@@ -66,8 +66,7 @@ public final class DemoServer: Sendable {
     /// - Throws: `DemoServerError.didNotStart` when the address cannot be bound, or the
     ///   certificate or key cannot be read.
     public static func start(
-        host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning, tls: DemoServerTLS? = nil,
-        threads: DemoServerThreads? = nil
+        host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning, tls: DemoServerTLS? = nil
     ) async throws -> DemoServer {
         var logger = Logger(label: "DemoServer")
         logger.logLevel = logLevel
@@ -111,17 +110,12 @@ public final class DemoServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
-            eventLoopGroupProvider: threads.map { .shared($0.eventLoopGroup) } ?? .singleton,
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [.init(service: application)], logger: logger))
         let runTask = Task {
             defer { portContinuation.finish() }
-            if let threads {
-                try await withTaskExecutorPreference(threads) { try await group.run() }
-            } else {
-                try await group.run()
-            }
+            try await group.run()
         }
         var ports = boundPorts.makeAsyncIterator()
         guard let boundPort = await ports.next(), boundPort > 0 else {
