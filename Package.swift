@@ -152,7 +152,10 @@ let package = Package(
         // recorder that infers them in a running service, and the diff of two template sets.
         .target(
             name: "TemplateInference",
-            dependencies: ["JSONCore", "Validator", "Templater"],
+            dependencies: [
+                "JSONCore", "Validator", "Templater",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

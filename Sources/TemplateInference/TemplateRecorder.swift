@@ -1,5 +1,6 @@
 import Foundation
 import JSONCore
+import NIOConcurrencyHelpers
 import Synchronization
 import Templater
 
@@ -13,9 +14,9 @@ import Templater
 ///
 /// Memory is bounded: per method the merged shape (`TemplateInferrer`), never the samples, and
 /// at most `TemplateRecording.maximumSamplesPerMethod` of them merged. A response is merged
-/// under its method's own lock, and only if that lock is free: a response that finds another
-/// being merged into the same method is skipped (it is a sample), so recording never makes a
-/// call wait for another.
+/// under its method's own lock, and only if no other response of that method is being merged:
+/// one that finds another merge under way is skipped (it is a sample), so recording never makes
+/// a call wait for another call's merge.
 public final class TemplateRecorder: Sendable {
     /// What happened to one response given to `record(_:for:)`.
     public enum Outcome: Sendable, Equatable {
@@ -48,7 +49,7 @@ public final class TemplateRecorder: Sendable {
     /// The recording's settings.
     public let recording: TemplateRecording
     private let isSecret: @Sendable (String) -> Bool
-    private let methods = Mutex<[String: MethodShape]>([:])
+    private let methods = NIOLockedValueBox<[String: MethodShape]>([:])
 
     /// One method's merged shape and counters.
     private final class MethodShape: Sendable {
@@ -60,14 +61,17 @@ public final class TemplateRecorder: Sendable {
             var refused = 0
         }
 
-        let state: Mutex<State>
+        let state: NIOLockedValueBox<State>
+        /// Set while one response is being merged: a response that finds it set is skipped
+        /// instead of waiting for the lock. The state itself is only ever touched under its lock.
+        let merging = Atomic<Bool>(false)
         /// Responses seen, for the sample rate (read and bumped without the lock).
         let seen = Atomic<Int>(0)
-        /// Responses that found the lock taken.
+        /// Responses that found another being merged.
         let busy = Atomic<Int>(0)
 
         init(inferrer: TemplateInferrer) {
-            state = Mutex(State(inferrer: inferrer))
+            state = NIOLockedValueBox(State(inferrer: inferrer))
         }
     }
 
@@ -79,7 +83,7 @@ public final class TemplateRecorder: Sendable {
     }
 
     private func shape(for method: String) -> MethodShape {
-        methods.withLock { methods in
+        methods.withLockedValue { methods in
             if let shape = methods[method] { return shape }
             let shape = MethodShape(inferrer: TemplateInferrer(options: recording.inference, isSecret: isSecret))
             methods[method] = shape
@@ -104,7 +108,12 @@ public final class TemplateRecorder: Sendable {
         let count = shape.seen.wrappingAdd(1, ordering: .relaxed).newValue
         guard isSampled(count) else { return .notSampled }
         let cap = max(0, recording.maximumSamplesPerMethod)
-        let outcome = shape.state.withLockIfAvailable { state -> Outcome in
+        guard shape.merging.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            shape.busy.wrappingAdd(1, ordering: .relaxed)
+            return .busy
+        }
+        defer { shape.merging.store(false, ordering: .releasing) }
+        return shape.state.withLockedValue { state -> Outcome in
             guard state.inferrer.sampleCount < cap else { return .capped }
             do throws(InferenceError) {
                 try state.inferrer.add(response)
@@ -115,33 +124,28 @@ public final class TemplateRecorder: Sendable {
             state.version += 1
             return .merged
         }
-        guard let outcome else {
-            shape.busy.wrappingAdd(1, ordering: .relaxed)
-            return .busy
-        }
-        return outcome
     }
 
     /// The template inferred so far for `method`, with its findings; nil before its first sample.
     public func template(for method: String) -> InferredTemplate? {
-        guard let shape = methods.withLock({ $0[method] }) else { return nil }
+        guard let shape = methods.withLockedValue({ $0[method] }) else { return nil }
         // A copy of the value, taken under the lock; written out after it.
-        let inferrer = shape.state.withLock { $0.inferrer }
+        let inferrer = shape.state.withLockedValue { $0.inferrer }
         guard inferrer.sampleCount > 0 else { return nil }
         return inferrer.template()
     }
 
     /// The methods that responses were recorded for, sorted.
     public var methodNames: [String] {
-        methods.withLock { $0.keys.sorted() }
+        methods.withLockedValue { $0.keys.sorted() }
     }
 
     /// What was recorded of `method` so far; nil when none of its responses came.
     public func statistics(for method: String) -> MethodStatistics? {
-        guard let shape = methods.withLock({ $0[method] }) else { return nil }
+        guard let shape = methods.withLockedValue({ $0[method] }) else { return nil }
         let seen = shape.seen.load(ordering: .relaxed)
         let busy = shape.busy.load(ordering: .relaxed)
-        return shape.state.withLock { state in
+        return shape.state.withLockedValue { state in
             MethodStatistics(
                 responses: seen, merged: state.inferrer.sampleCount, busy: busy, refused: state.refused, places: state.inferrer.placeCount)
         }
@@ -158,14 +162,14 @@ public final class TemplateRecorder: Sendable {
     ///   each naming its file and the reason (a folder not writable, a full disk).
     @discardableResult
     public func flush() throws(TemplateRecordingError) -> [String] {
-        let shapes = methods.withLock { $0.sorted { $0.key < $1.key } }
+        let shapes = methods.withLockedValue { $0.sorted { $0.key < $1.key } }
         var written: [String] = []
         var failures: [TemplaterError] = []
         // Made here, not when the recorder is made (under its scope's lock): a store may read
         // a record of a moved folder from the disk.
         let store = TemplateStore(directory: recording.folder)
         for (name, shape) in shapes {
-            let (inferrer, version, flushed) = shape.state.withLock { ($0.inferrer, $0.version, $0.flushed) }
+            let (inferrer, version, flushed) = shape.state.withLockedValue { ($0.inferrer, $0.version, $0.flushed) }
             guard version != flushed, inferrer.sampleCount > 0 else { continue }
             // Rendered and written with no lock held: merges go on meanwhile.
             do {
@@ -174,7 +178,7 @@ public final class TemplateRecorder: Sendable {
                 failures.append(error)
                 continue
             }
-            shape.state.withLock { $0.flushed = max($0.flushed, version) }
+            shape.state.withLockedValue { $0.flushed = max($0.flushed, version) }
             written.append(name)
         }
         if !failures.isEmpty { throw TemplateRecordingError(failures: failures) }

@@ -81,7 +81,10 @@ struct TemplatesCommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: out))
     }
 
-    @Test func aDiskThatFillsUpLeavesNoTemplateHalfWritten() async throws {
+    /// A sanitizer's runtime cannot start under a file-size limit (ThreadSanitizer dies of SIGBUS
+    /// before `main`): the sanitizer runs leave this to the plain run.
+    @Test(.disabled(if: SanitizerRuntime.isActive, "a sanitizer's runtime does not start under `ulimit -f`"))
+    func aDiskThatFillsUpLeavesNoTemplateHalfWritten() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let members = (0..<400).map { #""key\#($0)": "value \#($0)""# }.joined(separator: ", ")
@@ -146,7 +149,9 @@ struct TemplatesCommandLineTests {
         #expect(nothing.error.contains("no answer was recorded"))
     }
 
-    @Test func aRecordingWhoseDiskFillsUpNamesTheFileAndWritesNothing() async throws {
+    /// Not under a sanitizer: see `aDiskThatFillsUpLeavesNoTemplateHalfWritten`.
+    @Test(.disabled(if: SanitizerRuntime.isActive, "a sanitizer's runtime does not start under `ulimit -f`"))
+    func aRecordingWhoseDiskFillsUpNamesTheFileAndWritesNothing() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = try await TestServer.url("bench/issues").absoluteString
