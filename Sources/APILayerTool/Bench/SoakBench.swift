@@ -87,8 +87,9 @@ struct SoakBench: AsyncParsableCommand {
         let early = await Self.quiescentReading(probe: base, session: session)
         // The rest a tenth at a time, the resident size read after each (without the quiet
         // time): whether memory grows with the calls or levels off.
+        let earlyHeap = ProcessMetrics.heapInUseBytes()
         var trend = [early.residentBytes]
-        var heapTrend = [ProcessMetrics.heapInUseBytes()]
+        var heapTrend = [earlyHeap]
         for part in 1..<10 where settled {
             let range = (calls * part / 10)..<(part == 9 ? calls : calls * (part + 1) / 10)
             started = clock.now
@@ -99,6 +100,7 @@ struct SoakBench: AsyncParsableCommand {
             heapTrend.append(ProcessMetrics.heapInUseBytes())
         }
         let late = await Self.quiescentReading(probe: base, session: session)
+        let lateHeap = ProcessMetrics.heapInUseBytes()
         let lost = ledger.lost(in: 0..<calls)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let mebibyte = Double(1 << 20)
@@ -112,6 +114,12 @@ struct SoakBench: AsyncParsableCommand {
             BenchFigure(name: "soak-lost-calls", value: Double(lost.neverEnded + lost.endedTwice), unit: "calls", target: "= 0"),
             BenchFigure(name: "soak-calls-per-second", value: Double(calls) / seconds, unit: "calls/s"),
         ]
+        if let earlyHeap, let lateHeap {
+            // The heap glibc counts as allocated, read beside the resident size: a leak grows
+            // both, memory the allocator keeps in partly used pages grows the resident size only.
+            figures.insert(
+                BenchFigure(name: "soak-heap-growth-mib", value: Double(lateHeap - earlyHeap) / mebibyte, unit: "MiB", target: nil), at: 1)
+        }
         figures += [
             ("soak-cache-hits", metrics.total(lookups, "outcome", "hit")),
             ("soak-cache-revalidated", metrics.total(lookups, "outcome", "revalidated")),
