@@ -38,7 +38,10 @@ package enum NIOFailureMapping {
             return .tls(tls)
         }
         if let cocoa = error as? CocoaError, cocoa.isFileError {
-            return .file(reason)
+            // Not the error's own description: it lists the user info in no fixed order, so one
+            // failure would read differently from one call to the next.
+            let path = cocoa.filePath ?? cocoa.url?.path
+            return .file(path.map { "\(cocoa.localizedDescription) (\($0))" } ?? cocoa.localizedDescription)
         }
         return .other(code: (error as NSError).code, reason: reason)
     }
