@@ -144,6 +144,10 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
         var refilled: DispatchTime
         /// When the parked calls are replayed next, if a replay is scheduled.
         var replayAt: DispatchTime?
+        /// A replay of the parked calls is due and has not taken them from the lot yet.
+        var sweeping = false
+        /// The same for the calls waiting for servers.
+        var waitSweeping = false
         /// The operations holding a slot of the concurrency limit.
         var holders: Set<ObjectIdentifier> = []
         /// Slots freed and kept for the first call parked for one, until it is taken from the lot.
@@ -304,8 +308,10 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     }
 
     /// A call parked (here or by another stage): its slot goes to the first call parked here;
-    /// a call parked here while a slot was free takes it.
+    /// a call parked here while a slot was free takes it; a call parked here finds a replay to
+    /// come.
     public func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) {
+        if lot === parkingLot || lot === waitLot { ensureReplay(of: operation, in: lot) }
         guard let limit = configuration.maximumConcurrentRequests else { return }
         release(operation)
         guard lot === parkingLot else { return }
@@ -322,6 +328,38 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     public func operationDidStopRunning(_ operation: BaseOperation) {
         if configuration.maximumConcurrentRequests != nil { release(operation) }
         if configuration.honoursServerLimits { state.withLock { _ = $0.callers.removeValue(forKey: ObjectIdentifier(operation)) } }
+    }
+
+    /// A call joins the lot outside the limiter's lock, a moment after `prepare` parked it
+    /// counting on the replay then scheduled: a replay that took the lot in that moment did not
+    /// see it. Once it is in the lot, a replay is scheduled when none is still to come or taking
+    /// the lot (either sees it), none is claiming shared tokens (the claim replays when it
+    /// returns), and the call is still here. A call waiting for a slot is replayed by the slot's
+    /// hand-over instead.
+    private func ensureReplay(of operation: BaseOperation, in lot: ParkingLot) {
+        let forServers = lot === waitLot
+        let pending = state.withLock { state in
+            forServers
+                ? state.waitReplayAt != nil || state.waitSweeping
+                : state.replayAt != nil || state.sweeping || state.claiming || state.slotWaiters.contains(ObjectIdentifier(operation))
+        }
+        guard !pending, lot.contains(operation) else { return }
+        let now = DispatchTime.now()
+        if forServers {
+            let replay = state.withLock { state -> DispatchTime? in
+                guard state.waitReplayAt == nil, !state.waitSweeping else { return nil }
+                // The soonest wait still in force, or at once: a call whose wait is still on parks again.
+                return scheduleWaitReplay(&state, at: state.waits.values.filter { $0 > now }.min() ?? now)
+            }
+            if let replay { scheduleWaitReplay(at: replay) }
+        } else {
+            let replay = state.withLock { state -> DispatchTime? in
+                guard state.replayAt == nil, !state.sweeping, !state.claiming else { return nil }
+                refill(&state, now: now)
+                return schedule(&state, at: now + secondsUntilToken(state))
+            }
+            if let replay { scheduleReplay(at: replay) }
+        }
     }
 
     // MARK: Server waits
@@ -368,10 +406,15 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             let due = state.withLock { state -> Bool in
                 guard let scheduled = state.waitReplayAt, scheduled <= .now() else { return false }
                 state.waitReplayAt = nil
+                state.waitSweeping = true
                 return true
             }
             guard due else { return }
-            CompletionQueue.async { [self] in waitLot.replayAll() }
+            CompletionQueue.async { [self] in
+                let operations = waitLot.takeAll()
+                state.withLock { $0.waitSweeping = false }
+                for operation in operations { operation.replay(on: nil, update: nil) }
+            }
         }
     }
 
@@ -462,10 +505,15 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
             let due = state.withLock { state -> Bool in
                 guard let scheduled = state.replayAt, scheduled <= .now() else { return false }
                 state.replayAt = nil
+                state.sweeping = true
                 return true
             }
             guard due else { return }
-            CompletionQueue.async { [self] in parkingLot.replayAll() }
+            CompletionQueue.async { [self] in
+                let operations = parkingLot.takeAll()
+                state.withLock { $0.sweeping = false }
+                for operation in operations { operation.replay(on: nil, update: nil) }
+            }
         }
     }
 

@@ -27,7 +27,9 @@ struct TypedCombinatorTests {
     }
 
     @Test(arguments: TestEngine.allCases) func combineFailsAtTheFirstFailureAndCancelsTheRest(_ engine: TestEngine) async throws {
-        let slow = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
+        // A minute: on a loaded machine the 500 may take seconds, and the slow call must still
+        // be running when it comes.
+        let slow = DTO.get(try await TestServer.url("delay?seconds=60")).on(engine)
         let failing = DTO.get(try await TestServer.url("status/500")).on(engine)
         do {
             _ = try await combine(slow, failing)

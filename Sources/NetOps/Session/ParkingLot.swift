@@ -50,6 +50,11 @@ public final class ParkingLot: Sendable {
         parked.withLock { _ = $0.entries.removeValue(forKey: ObjectIdentifier(operation)) }
     }
 
+    /// Whether `operation` is parked here now.
+    package func contains(_ operation: BaseOperation) -> Bool {
+        parked.withLock { $0.entries[ObjectIdentifier(operation)] != nil }
+    }
+
     /// Takes `operation` out of the lot; true when it was there (exactly one caller wins).
     public func take(_ operation: BaseOperation) -> Bool {
         parked.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(operation)) != nil }
