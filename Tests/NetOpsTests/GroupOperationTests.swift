@@ -95,7 +95,7 @@ struct GroupOperationTests {
 
     @Test(arguments: TestEngine.allCases) func failingChildFailsTheGroupByDefault(_ engine: TestEngine) async throws {
         let failing = try await TestServer.url("status/500")
-        let slowURL = try await TestServer.url("delay?seconds=10")
+        let slowURL = try await TestServer.url("delay?seconds=60")
         let slow = DTO.get(slowURL).on(engine)
         let group = GO<String>(sync: { _ in
             slow.start()
@@ -172,7 +172,7 @@ struct GroupOperationTests {
     }
 
     @Test(arguments: TestEngine.allCases) func combineFailsFastAndCancelsTheRest(_ engine: TestEngine) async throws {
-        let slow = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
+        let slow = DTO.get(try await TestServer.url("delay?seconds=60")).on(engine)
         let failing = DTO.get(try await TestServer.url("status/500")).on(engine)
         let group = GroupOperation.combine([slow, failing])
         await #expect(throws: NetOpsError.self) { try await group.run() }
@@ -234,7 +234,7 @@ struct GroupOperationTests {
     /// 100 ms, which a load test beside it would stretch.
     @Test(.processGate(.shared), arguments: TestEngine.allCases)
     func cancellingTheOuterGroupReachesTheInnermostRunningOperation(_ engine: TestEngine) async throws {
-        let request = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
+        let request = DTO.get(try await TestServer.url("delay?seconds=60")).on(engine)
         let cancelledAt = Locked<UInt64?>(nil)
         let completedAt = Locked<(UInt64, OperationState)?>(nil)
         request.onCompletion { operation in
@@ -400,7 +400,7 @@ struct GroupOperationTests {
     }
 
     @Test(arguments: TestEngine.allCases) func cancelledGroupsAreReleasedToo(_ engine: TestEngine) async throws {
-        let url = try await TestServer.url("delay?seconds=10")
+        let url = try await TestServer.url("delay?seconds=60")
         let weakGroup = Weak<GO<Int>>()
         do {
             let group = GO<Int>(sync: { context in try context.syncRun(DTO.get(url).on(engine)).receivedData.count })

@@ -141,25 +141,29 @@ struct RateLimiterTests {
     }
 
     /// The moment between the limiter's decision to park a call and the call's arrival in the
-    /// lot, played out in order: the call is taken out of the lot before its replay comes (the
-    /// replay finds the lot empty) and arrives after, as the operation adds itself and tells its
-    /// stages. It is replayed all the same, and ends.
+    /// lot, played out in order: a call is taken out of the lot before its replay comes (the
+    /// replay takes the call parked before it, a witness, and not this one) and arrives after,
+    /// as the operation adds itself and tells its stages. It is replayed all the same, and ends.
     @Test(arguments: TestEngine.allCases)
     func aCallThatReachesTheLotAfterItsReplayIsReplayed(_ engine: TestEngine) async throws {
-        let limiter = RateLimiter(configuration: .init(requestsPerInterval: 1, interval: 0.3, burst: 1))
+        // A token every 3 s: long enough that the calls below park even on a loaded machine.
+        let limiter = RateLimiter(configuration: .init(requestsPerInterval: 1, interval: 3, burst: 1))
         let session = engine.makeSession(options: .init(middleware: [limiter]))
         let url = try await TestServer.url("json")
         try await DTO.get(url).on(session).run()
+        let witness = DTO.get(url).on(session)
+        witness.start()
+        #expect(await eventually { witness.isPostponed && limiter.parkingLot.contains(witness) })
         let late = DTO.get(url).on(session)
         late.start()
         #expect(await eventually { late.isPostponed && limiter.parkingLot.contains(late) })
         #expect(limiter.parkingLot.take(late))
-        // The replay scheduled for the budget's next token comes and finds nobody.
-        try await Task.sleep(for: .seconds(0.6))
+        // The replay scheduled for the next token comes and takes the witness only.
+        #expect(await eventually(within: 20) { witness.isFinishedOrCancelled })
         #expect(late.isPostponed)
         limiter.parkingLot.add(late)
         limiter.operationDidPark(late, in: limiter.parkingLot)
-        #expect(await eventually(within: 10) { late.isFinishedOrCancelled }, "the call stayed parked with no replay to come")
+        #expect(await eventually(within: 20) { late.isFinishedOrCancelled }, "the call stayed parked with no replay to come")
         #expect(late.state == .successFinished)
         if !late.isFinishedOrCancelled { late.cancel() }
     }

@@ -235,18 +235,19 @@ struct StreamingTests {
 
     @Test func aSlowReaderIsNotIdle() async throws {
         let operation = SO.get(try await TestServer.url("bytes/\(1 << 20)"), bufferedBytes: 64 << 10).on(.nio)
-        operation.idleTimeout = 4
+        operation.idleTimeout = 8
         try await operation.response()
         var body = Data()
-        // Four pauses of 1.5 s: the server waits on the reader for longer than the idle timeout
-        // in all, and the reader's takes count as activity. (The margin of 2.5 s per pause is for
-        // a loaded run, where the reader's task may wake late.)
+        // Four pauses of 2.5 s: the server waits on the reader for longer than the idle timeout
+        // in all, and the reader's takes count as activity. (The margin of 5.5 s per pause is for
+        // a loaded run, where the reader's task may wake late and the in-process server answer
+        // late.)
         var pauses = 0
         for try await chunk in operation.body {
             body.append(chunk)
             if body.count >= (pauses + 1) * (256 << 10) {
                 pauses += 1
-                try await Task.sleep(for: .seconds(1.5))
+                try await Task.sleep(for: .seconds(2.5))
             }
         }
         #expect(pauses == 4)

@@ -39,7 +39,7 @@ struct SyncAndAsyncTests {
     /// Shared side of the process gate: it times the cancel (under 2 s).
     @Test(.processGate(.shared), arguments: TestEngine.allCases)
     func cancellingTheTaskCancelsTheOperation(_ engine: TestEngine) async throws {
-        let operation = DTO.get(try await TestServer.url("delay?seconds=10")).on(engine)
+        let operation = DTO.get(try await TestServer.url("delay?seconds=60")).on(engine)
         let task = Task { try await operation.run() }
         #expect(await eventually { operation.state == .working })
         let cancelledAt = Date()

@@ -42,7 +42,7 @@ struct TypedCombinatorTests {
     }
 
     @Test(arguments: TestEngine.allCases) func combineInAGroupBelongsToTheGroup(_ engine: TestEngine) async throws {
-        let slowURL = try await TestServer.url("delay?seconds=10")
+        let slowURL = try await TestServer.url("delay?seconds=60")
         let first = DTO.get(slowURL).on(engine)
         let second = DTO.get(slowURL).on(engine)
         let group = GO<Int> { _ in

@@ -66,7 +66,7 @@ struct TypedToleranceTests {
 
     /// Cancelling the calling task cancels what still runs; each ends with its cancellation.
     @Test(arguments: TestEngine.allCases) func cancellingTheTaskCancelsEveryOperation(_ engine: TestEngine) async throws {
-        let slowURL = try await TestServer.url("delay?seconds=10")
+        let slowURL = try await TestServer.url("delay?seconds=60")
         let plain = DTO.get(slowURL).on(engine)
         let group = GO<Int> { context in try await context.run(DTO.get(slowURL).on(engine)).receivedData.count }
         let task = Task { await combineTolerance(plain, group) }
@@ -84,7 +84,7 @@ struct TypedToleranceTests {
 
     /// Called in a group's body, the operations are the group's: cancelling it cancels them.
     @Test(arguments: TestEngine.allCases) func inAGroupTheOperationsBelongToTheGroup(_ engine: TestEngine) async throws {
-        let slowURL = try await TestServer.url("delay?seconds=10")
+        let slowURL = try await TestServer.url("delay?seconds=60")
         let first = DTO.get(slowURL).on(engine)
         let second = DTO.get(slowURL).on(engine)
         let group = GO<Int> { _ in
