@@ -154,7 +154,9 @@ struct AuthenticationTests {
     /// Cancelling a parked operation ends it at once and takes it out of the parked set.
     @Test func cancellingAParkedOperation() async throws {
         let (server, realm, base) = try await TestServer.newRealm()
-        server.tokenAuthority(realm: realm).configure(mode: nil, delay: 2, lifetime: nil, maxUses: nil, expireAll: false)
+        // The refresh takes 8 s: the operation stays parked that long, which a loaded run's
+        // test task sees however late it wakes.
+        server.tokenAuthority(realm: realm).configure(mode: nil, delay: 8, lifetime: nil, maxUses: nil, expireAll: false)
         let coordinator = Self.coordinator(base: base)
         let calls = Locked(0)
         let operation = Self.guarded(DTO.get(base.appendingPathComponent("protected")), by: coordinator)

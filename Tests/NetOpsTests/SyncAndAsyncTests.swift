@@ -46,7 +46,9 @@ struct SyncAndAsyncTests {
         task.cancel()
         await #expect(throws: NetOpsError.self) { try await task.value }
         #expect(operation.state == .cancelled)
-        #expect(Date().timeIntervalSince(cancelledAt) < 2)
+        // Not the server's answer (a minute away): the cancel ended it. The margin is for a
+        // loaded run, where the test task itself may wake seconds late.
+        #expect(Date().timeIntervalSince(cancelledAt) < 20)
     }
 
     @Test(arguments: TestEngine.allCases) func runInAnAlreadyCancelledTask(_ engine: TestEngine) async throws {
