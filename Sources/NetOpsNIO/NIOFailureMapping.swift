@@ -31,6 +31,9 @@ package enum NIOFailureMapping {
         if error is ChannelError || error is HTTPParserError {
             return .connectionLost(reason)
         }
+        if Self.isUnfinishedHandshake(error) {
+            return .cannotConnect("the connection closed before its proxy or TLS handshake finished")
+        }
         if let http2 = http2Reason(for: error) {
             return .connectionLost(http2)
         }
@@ -49,6 +52,13 @@ package enum NIOFailureMapping {
     /// The text of `error` for a failure: an `HTTPClientError` as its short description, which
     /// carries no associated value (`invalidHeaderFieldValues` holds the refused values, which may
     /// be credentials; no header value ever reaches an error text).
+    /// AsyncHTTPClient's proxy (CONNECT, SOCKS) and TLS handlers fail a connection whose channel
+    /// closed before they finished with an error type of their own, private, named `NoResult`:
+    /// only its name tells it.
+    static func isUnfinishedHandshake(_ error: any Error) -> Bool {
+        String(describing: type(of: error)) == "NoResult"
+    }
+
     static func reason(for error: any Error) -> String {
         guard let client = error as? HTTPClientError else { return String(describing: error) }
         let text = "HTTPClientError: \(client.shortDescription)"
