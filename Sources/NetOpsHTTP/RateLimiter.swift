@@ -402,20 +402,7 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// Replays the calls waiting for servers at `time`, first parked first; those whose wait is
     /// still in force park again.
     private func scheduleWaitReplay(at time: DispatchTime) {
-        CompletionQueue.timers.asyncAfter(deadline: time) { [self] in
-            let due = state.withLock { state -> Bool in
-                guard let scheduled = state.waitReplayAt, scheduled <= .now() else { return false }
-                state.waitReplayAt = nil
-                state.waitSweeping = true
-                return true
-            }
-            guard due else { return }
-            CompletionQueue.async { [self] in
-                let operations = waitLot.takeAll()
-                state.withLock { $0.waitSweeping = false }
-                for operation in operations { operation.replay(on: nil, update: nil) }
-            }
-        }
+        scheduleSweep(of: waitLot, at: time, due: \.waitReplayAt, taking: \.waitSweeping)
     }
 
     // MARK: The concurrency limit
@@ -501,17 +488,27 @@ public final class RateLimiter: NetworkMiddleware, Sendable {
     /// Replays the parked calls at `time`, first parked first; those still over a limit park
     /// again, in the same order.
     private func scheduleReplay(at time: DispatchTime) {
+        scheduleSweep(of: parkingLot, at: time, due: \.replayAt, taking: \.sweeping)
+    }
+
+    /// At `time`, if that is still when the lot's replay is due (`due`), takes every call parked
+    /// in `lot` and replays them in order; `taking` is set from then until they are out of the
+    /// lot, so a call that arrives meanwhile knows whether this replay will see it.
+    private func scheduleSweep(
+        of lot: ParkingLot, at time: DispatchTime, due: any WritableKeyPath<State, DispatchTime?> & Sendable,
+        taking: any WritableKeyPath<State, Bool> & Sendable
+    ) {
         CompletionQueue.timers.asyncAfter(deadline: time) { [self] in
-            let due = state.withLock { state -> Bool in
-                guard let scheduled = state.replayAt, scheduled <= .now() else { return false }
-                state.replayAt = nil
-                state.sweeping = true
+            let isDue = state.withLock { state -> Bool in
+                guard let scheduled = state[keyPath: due], scheduled <= .now() else { return false }
+                state[keyPath: due] = nil
+                state[keyPath: taking] = true
                 return true
             }
-            guard due else { return }
+            guard isDue else { return }
             CompletionQueue.async { [self] in
-                let operations = parkingLot.takeAll()
-                state.withLock { $0.sweeping = false }
+                let operations = lot.takeAll()
+                state.withLock { $0[keyPath: taking] = false }
                 for operation in operations { operation.replay(on: nil, update: nil) }
             }
         }

@@ -6,7 +6,7 @@ public enum ResidentMemory {
     /// Whether resident sizes can say what a transfer holds: not under AddressSanitizer, whose
     /// quarantine keeps freed memory resident (up to 256 MiB by default), so every chunk a
     /// stream frees counts as held.
-    public static let isMeaningful: Bool = current() != nil && dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") == nil
+    public static let isMeaningful: Bool = current() != nil && !SanitizerRuntime.isAddress
 
     /// Resident set size now, in bytes (`VmRSS`); nil where `/proc` does not say.
     public static func current() -> Int64? { statusField("VmRSS:") }
