@@ -63,10 +63,14 @@ public final class DemoServer: Sendable {
     ///   - logLevel: The level of the server's own log (warnings and errors by default).
     ///   - tls: A certificate and key to serve HTTPS with, HTTP/2 offered by ALPN beside
     ///     HTTP/1.1; nil serves cleartext HTTP/1.1.
+    ///   - threads: Threads of the server's own for its connections and handlers; nil runs them
+    ///     on NIO's singleton event loops and Swift's cooperative pool, beside the process's
+    ///     other work.
     /// - Throws: `DemoServerError.didNotStart` when the address cannot be bound, or the
     ///   certificate or key cannot be read.
     public static func start(
-        host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning, tls: DemoServerTLS? = nil
+        host: String = "127.0.0.1", port: Int = 0, logLevel: Logger.Level = .warning, tls: DemoServerTLS? = nil,
+        threads: DemoServerThreads? = nil
     ) async throws -> DemoServer {
         var logger = Logger(label: "DemoServer")
         logger.logLevel = logLevel
@@ -110,12 +114,17 @@ public final class DemoServer: Sendable {
                 portContinuation.yield(channel.localAddress?.port ?? 0)
                 portContinuation.finish()
             },
+            eventLoopGroupProvider: threads.map { .shared($0.eventLoopGroup) } ?? .singleton,
             logger: logger
         )
         let group = ServiceGroup(configuration: .init(services: [.init(service: application)], logger: logger))
         let runTask = Task {
             defer { portContinuation.finish() }
-            try await group.run()
+            if let threads {
+                try await withTaskExecutorPreference(threads) { try await group.run() }
+            } else {
+                try await group.run()
+            }
         }
         var ports = boundPorts.makeAsyncIterator()
         guard let boundPort = await ports.next(), boundPort > 0 else {

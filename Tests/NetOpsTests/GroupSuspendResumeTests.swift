@@ -27,14 +27,27 @@ struct GroupSuspendResumeTests {
         return operation
     }
 
-    /// Waits until `operation` received a twentieth of the body; false (and an issue saying
-    /// how it ended) if it ended first.
-    static func midBody(_ operation: BaseOperation) async -> Bool {
-        _ = await eventually(within: 30) { operation.progress.bytesReceived >= Int64(size / 20) || operation.isFinishedOrCancelled }
-        guard operation.isWorkingOrInProcess else {
-            Issue.record("the body ended before the pause: \(operation.state), \(operation.error.map(String.init(describing:)) ?? "no error")")
+    /// Runs `press` where the bytes are delivered, once each of `operations` received a
+    /// twentieth of its body (see `whenBodies(of:reach:_:)`); the box holds what it returned.
+    static func atMidBody(of operations: [BaseOperation], _ press: @escaping @Sendable () -> Bool) -> Locked<Bool?> {
+        let pressed = Locked<Bool?>(nil)
+        whenBodies(of: operations, reach: Int64(size / 20)) {
+            let result = press()
+            pressed.withLock { $0 = result }
+        }
+        return pressed
+    }
+
+    /// Waits until `pressed` holds what the press returned and expects it to be true; false
+    /// (and an issue saying how they ended) if one of `operations` ended first.
+    static func pressed(_ pressed: Locked<Bool?>, _ operations: [BaseOperation]) async -> Bool {
+        _ = await eventually(within: 30) { pressed.withLock { $0 } != nil || operations.contains { $0.isFinishedOrCancelled } }
+        guard let result = pressed.withLock({ $0 }) else {
+            let ends = operations.map { "\($0.state), \($0.error.map(String.init(describing:)) ?? "no error")" }
+            Issue.record("a body ended before the pause: \(ends.joined(separator: "; "))")
             return false
         }
+        #expect(result)
         return true
     }
 
@@ -47,9 +60,9 @@ struct GroupSuspendResumeTests {
             async let two = context.run(second)
             return try await [one.receivedData, two.receivedData]
         }
+        let suspension = Self.atMidBody(of: [first, second]) { [weak group] in group?.suspend() ?? false }
         group.start()
-        guard await Self.midBody(first), await Self.midBody(second) else { return }
-        #expect(group.suspend())
+        guard await Self.pressed(suspension, [first, second]) else { return }
         #expect(group.state == .suspended)
         #expect(group.isExecuting)
         #expect(
@@ -98,9 +111,10 @@ struct GroupSuspendResumeTests {
         let operation = Self.patientGet(url, on: engine)
         let inner = GO<Int>(sync: { context in try context.syncRun(operation).receivedData.count })
         let outer = GO<Int> { context in try await context.run(inner) + 1 }
+        let suspension = Self.atMidBody(of: [operation]) { [weak outer] in outer?.startSuspendResume() == .suspended }
         #expect(outer.startSuspendResume() == .working)
-        guard await Self.midBody(operation) else { return }
-        #expect(outer.startSuspendResume() == .suspended)
+        guard await Self.pressed(suspension, [operation]) else { return }
+        #expect(outer.state == .suspended)
         #expect(inner.state == .suspended)
         #expect(operation.state == .suspended)
         #expect(outer.startSuspendResume() == .working)
@@ -113,9 +127,9 @@ struct GroupSuspendResumeTests {
         let url = try await Self.slowURL()
         let operation = Self.patientGet(url, on: engine)
         let group = GO<Int> { context in try await context.run(operation).receivedData.count }
+        let suspension = Self.atMidBody(of: [operation]) { [weak group] in group?.suspend() ?? false }
         group.start()
-        guard await Self.midBody(operation) else { return }
-        #expect(group.suspend())
+        guard await Self.pressed(suspension, [operation]) else { return }
         group.cancel()
         #expect(group.state == .cancelled)
         #expect(operation.state == .cancelled)

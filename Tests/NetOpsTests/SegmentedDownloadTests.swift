@@ -170,12 +170,12 @@ struct SegmentedDownloadTests {
         let destination = directory.appendingPathComponent("file.bin")
         let operation = DO.get(try await TestServer.url("ranges/\(size)?key=\(key)&rate=\(2 << 20)"), to: destination)
         operation.privateSession = Self.session(engine)
+        suspend(operation, atBytes: [0.3, 0.55, 0.8].map { Int64(Double(size) * $0) })
         operation.start()
         var resumedAt: [Int64] = []
-        for fraction in [0.3, 0.55, 0.8] {
-            let threshold = Int64(Double(size) * fraction)
-            #expect(await eventually(within: 20) { operation.progress.bytesReceived >= threshold || operation.isFinishedOrCancelled })
-            guard operation.suspend() else { break }
+        for _ in 0..<3 {
+            #expect(await eventually(within: 20) { operation.state == .suspended || operation.isFinishedOrCancelled })
+            guard operation.state == .suspended else { break }
             let kept = operation.progress.bytesReceived
             resumedAt.append(kept)
             try await Task.sleep(for: .milliseconds(100))
@@ -210,12 +210,12 @@ struct SegmentedDownloadTests {
         let destination = directory.appendingPathComponent("file.bin")
         let operation = DO.get(try await TestServer.url("ranges/\(size)?key=\(key)&strictRanges=1&rate=\(1 << 20)"), to: destination)
         operation.privateSession = Self.session(engine)
-        operation.start()
         // Past the start of the last segment, so the first segment asked for on resumption
         // (`bytes=N-(N+segment-1)`) ends past the body.
-        let threshold = Int64(size) - Self.segmentLength + (16 << 10)
-        #expect(await eventually(within: 20) { operation.progress.bytesReceived >= threshold || operation.isFinishedOrCancelled })
-        let suspended = operation.suspend()
+        suspend(operation, atBytes: [Int64(size) - Self.segmentLength + (16 << 10)])
+        operation.start()
+        #expect(await eventually(within: 20) { operation.state == .suspended || operation.isFinishedOrCancelled })
+        let suspended = operation.state == .suspended
         let kept = operation.progress.bytesReceived
         if suspended {
             try await Task.sleep(for: .milliseconds(50))
@@ -254,10 +254,8 @@ struct SegmentedDownloadTests {
         let destination = directory.appendingPathComponent("file.bin")
         let operation = DO.get(try await TestServer.url("ranges/\(size)?key=\(key)&rate=\(2 << 20)"), to: destination)
         operation.privateSession = Self.session(engine)
+        whenBodies(of: [operation], reach: Self.segmentLength + Self.segmentLength / 2) { [weak operation] in operation?.cancel() }
         operation.start()
-        let threshold = Self.segmentLength + Self.segmentLength / 2
-        #expect(await eventually(within: 20) { operation.progress.bytesReceived >= threshold })
-        operation.cancel()
         await operation.finished()
         #expect(operation.state == .cancelled)
         #expect(operation.fileURL == nil)

@@ -36,14 +36,13 @@ struct SuspendResumeTests {
             testCase.download
             ? DO.get(url, to: directory.appendingPathComponent("payload.bin")).on(engine)
             : DTO.get(url).on(engine)
+        suspend(operation, atBytes: [0.2, 0.45, 0.7].map { Int64(Double(Self.size) * $0) })
         operation.start()
 
-        for fraction in [0.2, 0.45, 0.7] {
-            let threshold = Int64(Double(Self.size) * fraction)
-            let reached = await eventually(within: 20) { operation.progress.bytesReceived >= threshold || operation.isFinishedOrCancelled }
-            #expect(reached)
-            guard operation.suspend() else { break }
-            #expect(operation.state == .suspended)
+        for _ in 0..<3 {
+            let suspended = await eventually(within: 20) { operation.state == .suspended || operation.isFinishedOrCancelled }
+            #expect(suspended && operation.state == .suspended, "\(operation.state) at \(operation.progress.bytesReceived) bytes")
+            guard operation.state == .suspended else { break }
             #expect(operation.isExecuting)
             let kept = operation.progress.bytesReceived
             try await Task.sleep(for: .milliseconds(150))
@@ -74,9 +73,12 @@ struct SuspendResumeTests {
 
     @Test(arguments: TestEngine.allCases) func startSuspendResumeCyclesLikeOneButton(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("bytes/\(Self.size)?rate=\(Self.rate)")).on(engine)
+        // The second press comes with the first bytes, where they are delivered.
+        let pressed = Locked<OperationState?>(nil)
+        whenBodies(of: [operation], reach: 1) { [weak operation] in pressed.withLock { $0 = operation?.startSuspendResume() } }
         #expect(operation.startSuspendResume() == .working)
-        #expect(await eventually { operation.progress.bytesReceived > 0 })
-        #expect(operation.startSuspendResume() == .suspended)
+        #expect(await eventually { pressed.withLock { $0 } != nil })
+        #expect(pressed.withLock { $0 } == .suspended)
         #expect(operation.startSuspendResume() == .working)
         await operation.finished()
         #expect(operation.state == .successFinished)

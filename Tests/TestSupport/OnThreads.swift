@@ -30,9 +30,9 @@ public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () 
 
 /// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
 ///
-/// 30 s by default: what a test waits for often needs the in-process test server, whose handlers
-/// share Swift's cooperative pool with every test of the run; in a parallel run on two cores they
-/// waited behind other tests' jobs for more than 10 s. Only a failing wait takes that long.
+/// 30 s by default: the polling task itself shares Swift's cooperative pool with every test of
+/// the run, and on two busy cores it can run seconds late. Only a failing wait takes that long.
+/// What must happen at a point of a body (a pause, a cancel) happens in `whenBodies(of:reach:_:)`.
 public func eventually(within seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {

@@ -73,11 +73,13 @@ public final class ScriptedHTTPServer: Sendable {
     public let port: Int
     private let channel: any Channel
     private let recorded: NIOLockedValueBox<[Request]>
+    private let streamed: NIOLockedValueBox<Int>
 
-    private init(port: Int, channel: any Channel, recorded: NIOLockedValueBox<[Request]>) {
+    private init(port: Int, channel: any Channel, recorded: NIOLockedValueBox<[Request]>, streamed: NIOLockedValueBox<Int>) {
         self.port = port
         self.channel = channel
         self.recorded = recorded
+        self.streamed = streamed
     }
 
     /// `http://127.0.0.1:<port>` + `path`.
@@ -88,12 +90,17 @@ public final class ScriptedHTTPServer: Sendable {
     /// The requests so far, in the order they arrived.
     public var requests: [Request] { recorded.withLockedValue { $0 } }
 
+    /// The bytes of `.chunked` bodies handed to the connections so far: a client that reads no
+    /// faster than its reader (and stops at a limit) leaves most of a long body unsent.
+    public var bytesStreamed: Int { streamed.withLockedValue { $0 } }
+
     /// The requests so far whose path is `path`.
     public func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
 
     /// Starts a server on 127.0.0.1, on a port the system picks, answering as `script` says.
     public static func start(_ script: @escaping @Sendable (Request) -> Reply) async throws -> ScriptedHTTPServer {
         let recorded = NIOLockedValueBox<[Request]>([])
+        let streamed = NIOLockedValueBox(0)
         let connections = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
@@ -105,12 +112,12 @@ public final class ScriptedHTTPServer: Sendable {
                 }
                 return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
-                        ScriptedHTTPHandler(connection: number, script: script, recorded: recorded))
+                        ScriptedHTTPHandler(connection: number, script: script, recorded: recorded, streamed: streamed))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
             .get()
-        return ScriptedHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel, recorded: recorded)
+        return ScriptedHTTPServer(port: channel.localAddress?.port ?? 0, channel: channel, recorded: recorded, streamed: streamed)
     }
 
     /// Stops listening (connections open stay until their clients close them).
@@ -127,6 +134,7 @@ private final class ScriptedHTTPHandler: ChannelInboundHandler {
     private let connection: Int
     private let script: @Sendable (ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Reply
     private let recorded: NIOLockedValueBox<[ScriptedHTTPServer.Request]>
+    private let streamed: NIOLockedValueBox<Int>
     private var pending: [UInt8] = []
     private var served = 0
     private var busy = false
@@ -135,11 +143,12 @@ private final class ScriptedHTTPHandler: ChannelInboundHandler {
 
     init(
         connection: Int, script: @escaping @Sendable (ScriptedHTTPServer.Request) -> ScriptedHTTPServer.Reply,
-        recorded: NIOLockedValueBox<[ScriptedHTTPServer.Request]>
+        recorded: NIOLockedValueBox<[ScriptedHTTPServer.Request]>, streamed: NIOLockedValueBox<Int>
     ) {
         self.connection = connection
         self.script = script
         self.recorded = recorded
+        self.streamed = streamed
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -201,10 +210,13 @@ private final class ScriptedHTTPHandler: ChannelInboundHandler {
     /// Writes chunks of the endless body while the connection takes them.
     private func continueStreaming(context: ChannelHandlerContext) {
         guard var (chunk, left) = streaming else { return }
+        var written = 0
         while context.channel.isWritable, left > 0 {
             context.write(wrapOutboundOut(chunk), promise: nil)
             left -= chunk.readableBytes
+            written += chunk.readableBytes
         }
+        streamed.withLockedValue { $0 += written }
         if left <= 0 {
             streaming = nil
             chunk = context.channel.allocator.buffer(string: "0\r\n\r\n")

@@ -34,8 +34,8 @@ public enum TestEngine: String, CaseIterable, Sendable, CustomTestStringConverti
     ///
     /// AsyncHTTPClient fails a request that waited for a pooled connection longer than the
     /// connect timeout ("Get connection from pool timeout"). In the first seconds of a parallel
-    /// run the in-process DemoServer, starved of the cooperative pool, accepts connections more
-    /// than 10 s late; 30 s keeps that from failing tests that are about something else.
+    /// run on two cores, a hundred tests starting at once, connections were accepted more than
+    /// 10 s late; 30 s keeps that from failing tests that are about something else.
     public static var nioConfiguration: NIOEngineConfiguration {
         var configuration = NIOEngineConfiguration(concurrency: 64)
         configuration.retriesConnectionEstablishment = false
