@@ -16,7 +16,7 @@
 // It exists for `valgrind --tool=callgrind`, which counts instructions whatever the load of the
 // machine but crashes in the rt_sigsuspend of an async `main` (valgrind 3.19): this entry point
 // is synchronous. The instructions of one request are the difference of two runs with different
-// counts, divided by the difference of the counts (Docs/benchmarks.md#engines).
+// counts, divided by the difference of the counts (Docs/engines.md#counting-instructions).
 import APILayer
 import AsyncHTTPClient
 import DemoServer

@@ -9,7 +9,8 @@ import NetOps
 ///
 /// The NIO engine decodes in its delegate instead of putting AsyncHTTPClient's decompression
 /// handler into every connection's pipeline: that handler costs every request (about 9 000
-/// instructions, `Docs/benchmarks.md#engines`), this one only a response that is encoded.
+/// instructions, counted as `Docs/engines.md#counting-instructions` shows), this one only a
+/// response that is encoded.
 ///
 /// One body, one inflater, used only by that request's delegate, whose callbacks AsyncHTTPClient
 /// makes one at a time on the request's event loop: never by two threads at once.

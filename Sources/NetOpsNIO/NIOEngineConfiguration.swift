@@ -93,7 +93,7 @@ public struct NIOEngineConfiguration: Sendable {
     /// span (and injects its context into the request), so AsyncHTTPClient's would duplicate it;
     /// and with no tracer bootstrapped, AsyncHTTPClient still builds a no-op span and its
     /// attributes for every request (about 30 000 instructions, a tenth of what the whole request
-    /// costs: `Docs/benchmarks.md#engines`).
+    /// costs: `Docs/engines.md`, "Spans").
     public var makesClientSpans = false
     /// Where the end of a transfer is handed to its operation, and so where completion handlers,
     /// the interceptor's judgement and `run()`'s continuation start: `.dispatchQueue` (the

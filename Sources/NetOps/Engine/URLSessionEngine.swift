@@ -19,7 +19,7 @@ final class URLSessionEngine: TransferEngine {
     /// The length of a download segment when nothing else is asked for: 2 MiB. What is alive at
     /// once is at most two segments (the current one and the one read ahead); the rest of the
     /// peak `bench netops` measures is what the allocator keeps of freed chunks, bounded by
-    /// `defaultGiveBackEvery`; see `Docs/benchmarks.md`.
+    /// `defaultGiveBackEvery`; see `Docs/operations.md`, "Segment size, and memory given back".
     static let defaultSegmentLength: Int64 = 2 << 20
 
     /// After how many segments a download gives the memory its chunks left free back to the

@@ -33,7 +33,7 @@ extension BaseOperation {
     /// thread the transfer ended on only resumes it. That thread is an event loop every request
     /// of its connections shares, or a session's one delegate queue; on two cores at c=8 the
     /// loops did 27 % more work per request than for AsyncHTTPClient's async API, and bounded
-    /// the throughput (Docs/benchmarks.md, "Where an awaited request's work runs").
+    /// the throughput (Docs/engines.md, "Where an awaited request's work runs").
     func startAndRelayEnds() async {
         let relay = EndRelay()
         withLock { storage.endRelay = relay }

@@ -96,7 +96,7 @@ public enum RequestFactory {
     /// Percent-encodes everything but RFC 3986's unreserved characters.
     public static func escape(_ text: String) -> String {
         // Byte by byte: Foundation's `addingPercentEncoding` goes through CFString on Linux and
-        // cost a tenth of an API call answered from the cache (perf, Docs/benchmarks.md).
+        // cost a tenth of an API call answered from the cache (perf, Docs/http.md, "What a cached call costs").
         let utf8 = text.utf8
         guard utf8.contains(where: { !isUnreserved($0) }) else { return text }
         var escaped = [UInt8]()

@@ -8,7 +8,7 @@ import Foundation
 /// so a long download spreads them over as many arenas as threads took part, and each arena
 /// keeps its share resident after the chunks were written and freed. How many threads take part
 /// is the machine's load's doing: the peak of a 1 GiB download moved between 10 and 33 MiB from
-/// run to run, while what is alive at once stays under 4 MiB (`Docs/benchmarks.md`, netops).
+/// run to run, while what is alive at once stays under 4 MiB (`Docs/operations.md`, "Segment size, and memory given back").
 /// A segmented download gives the freed memory back every few segments: after each one it
 /// would cost half the throughput (the pages must be faulted in again).
 enum FreedMemory {
