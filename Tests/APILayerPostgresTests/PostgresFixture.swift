@@ -107,6 +107,9 @@ enum Shared {
         configuration.account = account
         configuration.lease = 3
         configuration.lockWaitTimeout = 10
+        // Patient: in the first seconds of a parallel run on two busy cores a query waited more
+        // than the default 5 s. Tests of an unavailable database set their own.
+        configuration.queryTimeout = 30
         adjust(&configuration)
         return try PostgresTokenStore(client: client, key: key, configuration: configuration, logger: logger)
     }

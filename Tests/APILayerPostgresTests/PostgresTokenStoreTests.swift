@@ -215,14 +215,22 @@ struct PostgresTokenStoreTests {
         let realm = try await Shared.realm(["rotation": true, "delay": 1.0])
         try await PostgresFixture.withOwnCluster { cluster, client in
             let account = "lost-\(UUID())"
+            // The seed goes in with the tests' patient timeout: on a loaded machine it took seconds.
+            try await Shared.store(client, account: account).store(Shared.expiredSeed())
             let store = try Shared.store(client, account: account) {
-                $0.queryTimeout = 1
+                $0.queryTimeout = 3
                 $0.lease = 10
             }
-            try await store.store(Shared.expiredSeed())
-            let authenticator = OAuthRefreshTokenAuthenticator(tokenURL: realm.appendingPathComponent("oauth/token"))
+            let oauth = OAuthRefreshTokenAuthenticator(tokenURL: realm.appendingPathComponent("oauth/token"))
+            let asked = Locked(false)
+            let authenticator = ClosureAuthenticator { current in
+                asked.withLock { $0 = true }
+                return try await oauth.refresh(current: current)
+            }
             async let refreshed = store.refresh(current: nil, using: authenticator)
-            try await Task.sleep(for: .milliseconds(400))
+            // Down once the lease is taken and the token endpoint asked (it answers after a
+            // second): the new token arrives with no database to write it to.
+            #expect(await eventually(within: 30) { asked.withLock { $0 } })
             try cluster.halt()
             let fresh = try await refreshed
             try cluster.resume()

@@ -96,7 +96,9 @@ struct LoopBalanceTests {
         configuration.retriesConnectionEstablishment = false
         let session = NetworkSession.nio(configuration: configuration)
         let engine = try #require(session.engine as? NIOEngine)
-        let url = try await TestServer.url("delay?seconds=0.3")
+        // Answered after 3 s: all eight are in flight together even when a loaded machine
+        // starts them (or runs this task) a second or two late.
+        let url = try await TestServer.url("delay?seconds=3")
         let origin = try #require(Origin(url))
         let operations = (0..<8).map { _ in
             let operation = DTO.get(url)
@@ -104,7 +106,7 @@ struct LoopBalanceTests {
             return operation
         }
         for operation in operations { operation.start() }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually(within: 3) { engine.loopBalance.counts(origin).reduce(0, +) == 8 })
         let loopCount = engine.loopBalance.counts(origin).count
         let counts = engine.loopBalance.counts(origin)
         #expect(counts.reduce(0, +) == 8)

@@ -209,18 +209,20 @@ struct StreamingTests {
         let size = 3 << 20
         // /norange answers a resumption with the whole body again.
         let operation = SO.get(try await TestServer.url("norange/\(size)?rate=\(2 << 20)"), bufferedBytes: 64 << 10).on(engine)
+        // Paused and resumed at the first bytes, where they are delivered: a reader on a busy
+        // machine may otherwise find the whole body already received (URLSession does not wait
+        // for the reader).
+        let pressed = Locked<(suspended: Bool, resumed: Bool)?>(nil)
+        whenBodies(of: [operation], reach: 1) { [weak operation] in
+            guard let operation else { return }
+            let suspended = operation.suspend()
+            let resumed = operation.resume()
+            pressed.withLock { $0 = (suspended, resumed) }
+        }
         try await operation.response()
         var taken = 0
         do {
-            for try await chunk in operation.body {
-                taken += chunk.count
-                // At the first chunk: a reader slowed by a busy machine may otherwise find the
-                // whole body already received (URLSession does not wait for the reader).
-                if taken > 0, operation.state == .working {
-                    #expect(operation.suspend())
-                    #expect(operation.resume())
-                }
-            }
+            for try await chunk in operation.body { taken += chunk.count }
             Issue.record("the stream ended without an error after \(taken) bytes")
         } catch let error as NetOpsError {
             guard case .stream = error.kind else {
@@ -231,6 +233,7 @@ struct StreamingTests {
         #expect(taken < size, "no byte is repeated: the stream stopped")
         await operation.finished()
         #expect(operation.state == .failedFinished)
+        #expect(pressed.withLock { $0 }.map { $0.suspended && $0.resumed } == true)
     }
 
     @Test func aSlowReaderIsNotIdle() async throws {
