@@ -35,14 +35,14 @@ struct PostgresRateBudgetTests {
         let server = try await TestServer.get()
         try await PostgresFixture.with { _, client in
             let name = "budget-\(UUID())"
-            let budget = try PostgresRateBudget(client: client, name: name)
+            let budget = try PostgresRateBudget(client: client, name: name, queryTimeout: 30)
             try await budget.migrate()
             let times = SendTimes()
             let scopes = try (0..<2).map { _ in
                 var configuration = APIScope.Configuration(baseURL: server.baseURL, session: NetworkSession())
                 configuration.rateLimit = RateLimiter.Configuration(
                     requestsPerInterval: 40, burst: 4,
-                    sharedBudget: try PostgresRateBudget(client: client, name: name))
+                    sharedBudget: try PostgresRateBudget(client: client, name: name, queryTimeout: 30))
                 configuration.middleware = [times]
                 return APIScope(name: "budget-\(UUID().uuidString.prefix(6))", configuration: configuration)
             }

@@ -70,6 +70,7 @@ struct PostgresTokenStoreTests {
                 client: client, key: SymmetricKey(size: .bits256), previousKeys: [Shared.key],
                 configuration: {
                     var configuration = PostgresTokenStore.Configuration(api: "tests")
+                    configuration.queryTimeout = 30  // a loaded run's first queries took over 5 s
                     configuration.account = account
                     return configuration
                 }())
@@ -90,6 +91,7 @@ struct PostgresTokenStoreTests {
     @Test func migrationIsExplicit() async throws {
         try await PostgresFixture.with { _, client in
             var configuration = PostgresTokenStore.Configuration(api: "tests")
+            configuration.queryTimeout = 30  // a loaded run's first queries took over 5 s
             configuration.table = "tokens_\(UUID().uuidString.prefix(8).lowercased())"
             let store = try PostgresTokenStore(client: client, key: Shared.key, configuration: configuration)
             await #expect(throws: PostgresTokenStoreError.tableMissing(table: configuration.table)) { try await store.fetch() }
