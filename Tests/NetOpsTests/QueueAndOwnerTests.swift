@@ -75,7 +75,8 @@ struct QueueAndOwnerTests {
         final class Screen {}
         let screen = Screen()
         let other = Screen()
-        let url = try await TestServer.url("delay?seconds=5")
+        // Answered after a minute: none of them ends before the cancel, however late this task runs.
+        let url = try await TestServer.url("delay?seconds=60")
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 2
         let mine = (0..<6).map { _ in DTO.get(url).on(engine) }

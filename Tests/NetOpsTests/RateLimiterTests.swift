@@ -33,6 +33,16 @@ struct RateLimiterTests {
         func wasParked(_ operation: BaseOperation) -> Bool { parked.withLock { $0.contains(ObjectIdentifier(operation)) } }
     }
 
+    /// Runs a closure when an operation of its chain parks, where it parks (after the stages
+    /// before it heard of it): what a test must do while a wait lasts happens then, not when a
+    /// loaded machine runs the test's task.
+    final class OnPark: NetworkMiddleware, Sendable {
+        let action: @Sendable (BaseOperation, ParkingLot) -> Void
+        init(_ action: @escaping @Sendable (BaseOperation, ParkingLot) -> Void) { self.action = action }
+        func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision { .proceed }
+        func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot) { action(operation, lot) }
+    }
+
     struct Stats: Decodable {
         let served: Int
         let refused: Int
@@ -70,23 +80,30 @@ struct RateLimiterTests {
         let heard = Locked<[RateLimiter.Wait]>([])
         let limiter = RateLimiter { wait in heard.withLock { $0.append(wait) } }
         let sent = Sent()
-        let session = engine.makeSession(options: .init(middleware: [limiter, sent]))
         let realm = "r\(UUID().uuidString.prefix(8))"
-        // Three seconds: the second call must start while the wait lasts, from a test task that
-        // a loaded machine can run a second or two late.
-        let url = try await TestServer.url("realm/\(realm)/flaky?key=k&fail=1&status=429&retryAfter=3")
+        let url = try await TestServer.url("realm/\(realm)/flaky?key=k&fail=1&status=429&retryAfter=1")
+        let secondURL = try await TestServer.url("json")
+        let second = Locked<DataTaskOperation?>(nil)
+        // The second call starts when the first parks (the first park heard), while the
+        // server's second lasts.
+        let startSecond = OnPark { _, _ in
+            second.withLock { operation in
+                defer { operation = nil }
+                return operation
+            }?.start()
+        }
+        let session = engine.makeSession(options: .init(middleware: [limiter, sent, startSecond]))
+        let secondCall = DTO.get(secondURL).on(session)
+        second.withLock { $0 = secondCall }
         let started = Date()
         let first = DTO.get(url).on(session)
         first.start()
         #expect(await eventually { sent.wasParked(first) })
-        let second = DTO.get(try await TestServer.url("json")).on(session)
-        second.start()
-        #expect(await eventually { sent.wasParked(second) || second.isFinished })
         try await first.run()
-        try await second.run()
-        #expect(sent.wasParked(second), "the second call went while the first waited")
-        // Both waited for the server's three seconds; nothing was sent meanwhile.
-        #expect(Date().timeIntervalSince(started) >= 2.9)
+        try await secondCall.run()
+        #expect(sent.wasParked(secondCall), "the second call went while the first waited")
+        // Both waited for the server's second; nothing was sent meanwhile.
+        #expect(Date().timeIntervalSince(started) >= 0.9)
         #expect(sent.count == 3)
         #expect(heard.withLock { $0.map(\.reason) } == [.retryAfter])
         #expect(limiter.parkingLot.operations.isEmpty)
@@ -159,20 +176,34 @@ struct RateLimiterTests {
     /// as the operation adds itself and tells its stages. It is replayed all the same, and ends.
     @Test(arguments: TestEngine.allCases)
     func aCallThatReachesTheLotAfterItsReplayIsReplayed(_ engine: TestEngine) async throws {
-        // A token every 3 s: long enough that the calls below park even on a loaded machine.
+        // A token every 3 s. What must happen before the next one happens where the calls park:
+        // the witness's park starts the late call, whose park takes it out of the lot again.
         let limiter = RateLimiter(configuration: .init(requestsPerInterval: 1, interval: 3, burst: 1))
-        let session = engine.makeSession(options: .init(middleware: [limiter]))
         let url = try await TestServer.url("json")
+        let lateBox = Locked<DataTaskOperation?>(nil)
+        let startsLate = Locked(true)
+        let takenOut = Locked(false)
+        let sequence = OnPark { operation, lot in
+            guard let call = lateBox.withLock({ $0 }) else { return }
+            if operation === call {
+                takenOut.withLock { $0 = lot.take(call) }
+            } else if startsLate.withLock({ starts in
+                defer { starts = false }
+                return starts
+            }) {
+                call.start()
+            }
+        }
+        let session = engine.makeSession(options: .init(middleware: [limiter, sequence]))
         try await DTO.get(url).on(session).run()
         let witness = DTO.get(url).on(session)
+        let lateCall = DTO.get(url).on(session)
+        lateBox.withLock { $0 = lateCall }
         witness.start()
-        #expect(await eventually { witness.isPostponed && limiter.parkingLot.contains(witness) })
-        let late = DTO.get(url).on(session)
-        late.start()
-        #expect(await eventually { late.isPostponed && limiter.parkingLot.contains(late) })
-        #expect(limiter.parkingLot.take(late))
+        #expect(await eventually { takenOut.withLock { $0 } }, "the late call never parked and was taken out")
         // The replay scheduled for the next token comes and takes the witness only.
         #expect(await eventually(within: 20) { witness.isFinishedOrCancelled })
+        let late = lateCall
         #expect(late.isPostponed)
         limiter.parkingLot.add(late)
         limiter.operationDidPark(late, in: limiter.parkingLot)

@@ -30,14 +30,24 @@ public func offCooperativePool<Result: Sendable>(_ body: @escaping @Sendable () 
 
 /// Polls `condition` every 5 ms until it holds or `seconds` pass; returns whether it held.
 ///
-/// 30 s by default: the polling task itself shares Swift's cooperative pool with every test of
-/// the run, and on two busy cores it can run seconds late. Only a failing wait takes that long.
-/// What must happen at a point of a body (a pause, a cancel) happens in `whenBodies(of:reach:_:)`.
-public func eventually(within seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
+/// The polling runs on a thread of its own, not in the calling task: on two busy cores a task of
+/// Swift's cooperative pool can run seconds late, and a state that lasts a moment (a call parked
+/// for a second) would pass unseen. What the test does next still runs in its task; what must
+/// happen at a point of a body (a pause, a cancel) happens in `whenBodies(of:reach:_:)`. 30 s by
+/// default: only a failing wait takes that long.
+public func eventually(within seconds: Double = 30, _ condition: @escaping @Sendable () -> Bool) async -> Bool {
+    if condition() { return true }
+    return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+        Thread {
+            let deadline = Date(timeIntervalSinceNow: seconds)
+            while Date() < deadline {
+                if condition() {
+                    continuation.resume(returning: true)
+                    return
+                }
+                usleep(5_000)
+            }
+            continuation.resume(returning: condition())
+        }.start()
     }
-    return condition()
 }
