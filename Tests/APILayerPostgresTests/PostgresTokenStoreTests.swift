@@ -276,7 +276,9 @@ struct PostgresTokenStoreTests {
             let (scope, coordinator) = Shared.scope(realm, store: try Shared.store(client, account: account))
             let login = Token(accessToken: "login-\(UUID())", refreshToken: "seed-\(UUID())")
             try coordinator.updateToken(login)
-            await APIService(scopes: [scope]).stop()
+            // The stop waits for the write at most its cancel grace: 30 s, not the default 5 (a
+            // loaded run's write took longer).
+            await APIService(scopes: [scope], configuration: .init(cancelGrace: .seconds(30))).stop()
             #expect(try await Shared.store(client, account: account).fetch()?.accessToken == login.accessToken)
         }
     }

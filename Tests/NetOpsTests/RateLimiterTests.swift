@@ -176,8 +176,9 @@ struct RateLimiterTests {
     /// as the operation adds itself and tells its stages. It is replayed all the same, and ends.
     @Test(arguments: TestEngine.allCases)
     func aCallThatReachesTheLotAfterItsReplayIsReplayed(_ engine: TestEngine) async throws {
-        // A token every 3 s. What must happen before the next one happens where the calls park:
-        // the witness's park starts the late call, whose park takes it out of the lot again.
+        // A token every 3 s. What must happen before the next one happens where the calls end
+        // and park: the first call's end starts the witness, the witness's park starts the late
+        // call, whose park takes it out of the lot again.
         let limiter = RateLimiter(configuration: .init(requestsPerInterval: 1, interval: 3, burst: 1))
         let url = try await TestServer.url("json")
         let lateBox = Locked<DataTaskOperation?>(nil)
@@ -195,11 +196,11 @@ struct RateLimiterTests {
             }
         }
         let session = engine.makeSession(options: .init(middleware: [limiter, sequence]))
-        try await DTO.get(url).on(session).run()
         let witness = DTO.get(url).on(session)
         let lateCall = DTO.get(url).on(session)
         lateBox.withLock { $0 = lateCall }
-        witness.start()
+        // The first call takes the token; the witness starts as it ends, long before the next.
+        try await DTO.get(url).on(session).onCompletion { _ in witness.start() }.run()
         #expect(await eventually { takenOut.withLock { $0 } }, "the late call never parked and was taken out")
         // The replay scheduled for the next token comes and takes the witness only.
         #expect(await eventually(within: 20) { witness.isFinishedOrCancelled })
