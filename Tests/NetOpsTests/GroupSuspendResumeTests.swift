@@ -27,16 +27,8 @@ struct GroupSuspendResumeTests {
         return operation
     }
 
-    /// Runs `press` where the bytes are delivered, once each of `operations` received a
-    /// twentieth of its body (see `whenBodies(of:reach:_:)`); the box holds what it returned.
-    static func atMidBody(of operations: [BaseOperation], _ press: @escaping @Sendable () -> Bool) -> Locked<Bool?> {
-        let pressed = Locked<Bool?>(nil)
-        whenBodies(of: operations, reach: Int64(size / 20)) {
-            let result = press()
-            pressed.withLock { $0 = result }
-        }
-        return pressed
-    }
+    /// A twentieth of the body: where the tests pause (`whenBodies(of:reach:_:)`).
+    static let midBody = Int64(size / 20)
 
     /// Waits until `pressed` holds what the press returned and expects it to be true; false
     /// (and an issue saying how they ended) if one of `operations` ended first.
@@ -60,7 +52,7 @@ struct GroupSuspendResumeTests {
             async let two = context.run(second)
             return try await [one.receivedData, two.receivedData]
         }
-        let suspension = Self.atMidBody(of: [first, second]) { [weak group] in group?.suspend() ?? false }
+        let suspension = whenBodies(of: [first, second], reach: Self.midBody) { [weak group] in group?.suspend() ?? false }
         group.start()
         guard await Self.pressed(suspension, [first, second]) else { return }
         #expect(group.state == .suspended)
@@ -111,7 +103,7 @@ struct GroupSuspendResumeTests {
         let operation = Self.patientGet(url, on: engine)
         let inner = GO<Int>(sync: { context in try context.syncRun(operation).receivedData.count })
         let outer = GO<Int> { context in try await context.run(inner) + 1 }
-        let suspension = Self.atMidBody(of: [operation]) { [weak outer] in outer?.startSuspendResume() == .suspended }
+        let suspension = whenBodies(of: [operation], reach: Self.midBody) { [weak outer] in outer?.startSuspendResume() == .suspended }
         #expect(outer.startSuspendResume() == .working)
         guard await Self.pressed(suspension, [operation]) else { return }
         #expect(outer.state == .suspended)
@@ -127,7 +119,7 @@ struct GroupSuspendResumeTests {
         let url = try await Self.slowURL()
         let operation = Self.patientGet(url, on: engine)
         let group = GO<Int> { context in try await context.run(operation).receivedData.count }
-        let suspension = Self.atMidBody(of: [operation]) { [weak group] in group?.suspend() ?? false }
+        let suspension = whenBodies(of: [operation], reach: Self.midBody) { [weak group] in group?.suspend() ?? false }
         group.start()
         guard await Self.pressed(suspension, [operation]) else { return }
         group.cancel()

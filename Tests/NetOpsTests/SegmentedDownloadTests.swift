@@ -30,18 +30,7 @@ struct SegmentedDownloadTests {
         let requests: [LoggedRequest]
     }
 
-    /// The number of requests logged for `key` once two reads 300 ms apart agree (at most 10 s).
-    static func settledCount(_ key: String) async throws -> Int {
-        var count = try await log(key).count
-        for _ in 0..<33 {
-            try await Task.sleep(for: .milliseconds(300))
-            let next = try await log(key).count
-            if next == count { return count }
-            count = next
-        }
-        return count
-    }
-
+    /// The requests DemoServer logged for `key`.
     static func log(_ key: String) async throws -> [LoggedRequest] {
         let operation = DTO.get(try await TestServer.url("ranges-log/\(key)"))
         try await operation.run()
@@ -263,7 +252,7 @@ struct SegmentedDownloadTests {
         // A segment request the engine handed to libcurl just before the cancel may still reach the
         // server after the operation ended (seen under AddressSanitizer); what must not happen is a
         // stream of new ones. So: wait until the log is still for 300 ms, then check it stays still.
-        let requests = try await Self.settledCount(key)
+        let requests = try await settled { try await Self.log(key).count }
         try await Task.sleep(for: .milliseconds(500))
         let later = try await Self.log(key).count
         #expect(requests == later)

@@ -212,12 +212,10 @@ struct StreamingTests {
         // Paused and resumed at the first bytes, where they are delivered: a reader on a busy
         // machine may otherwise find the whole body already received (URLSession does not wait
         // for the reader).
-        let pressed = Locked<(suspended: Bool, resumed: Bool)?>(nil)
-        whenBodies(of: [operation], reach: 1) { [weak operation] in
-            guard let operation else { return }
+        let pressed = whenBodies(of: [operation], reach: 1) { [weak operation] in
+            guard let operation else { return false }
             let suspended = operation.suspend()
-            let resumed = operation.resume()
-            pressed.withLock { $0 = (suspended, resumed) }
+            return suspended && operation.resume()
         }
         try await operation.response()
         var taken = 0
@@ -233,7 +231,7 @@ struct StreamingTests {
         #expect(taken < size, "no byte is repeated: the stream stopped")
         await operation.finished()
         #expect(operation.state == .failedFinished)
-        #expect(pressed.withLock { $0 }.map { $0.suspended && $0.resumed } == true)
+        #expect(pressed.withLock { $0 } == true, "paused and resumed at the first bytes")
     }
 
     @Test func aSlowReaderIsNotIdle() async throws {

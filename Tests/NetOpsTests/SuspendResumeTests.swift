@@ -74,11 +74,10 @@ struct SuspendResumeTests {
     @Test(arguments: TestEngine.allCases) func startSuspendResumeCyclesLikeOneButton(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("bytes/\(Self.size)?rate=\(Self.rate)")).on(engine)
         // The second press comes with the first bytes, where they are delivered.
-        let pressed = Locked<OperationState?>(nil)
-        whenBodies(of: [operation], reach: 1) { [weak operation] in pressed.withLock { $0 = operation?.startSuspendResume() } }
+        let pressed = whenBodies(of: [operation], reach: 1) { [weak operation] in operation?.startSuspendResume() }
         #expect(operation.startSuspendResume() == .working)
         #expect(await eventually { pressed.withLock { $0 } != nil })
-        #expect(pressed.withLock { $0 } == .suspended)
+        #expect(pressed.withLock { $0 ?? nil } == .suspended)
         #expect(operation.startSuspendResume() == .working)
         await operation.finished()
         #expect(operation.state == .successFinished)

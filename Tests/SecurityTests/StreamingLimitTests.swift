@@ -61,22 +61,9 @@ struct StreamingLimitTests {
         let text = failure.map { String(describing: $0) } ?? "no error; \(collected) bytes collected"
         #expect(text.contains("\(2 << 20)"), "\(text)")
         if engine == .nio {
-            let sent = await Self.settled { server.bytesStreamed }
+            let sent = await settled(within: 15) { server.bytesStreamed }
             #expect(sent < 24 << 20, "the server handed the connection \(sent >> 20) MiB")
         }
-    }
-
-    /// `value()` once it stayed the same for 300 ms (at most 15 s): a server still writing into
-    /// a connection its client closed stops within moments.
-    static func settled(_ value: @Sendable () -> Int) async -> Int {
-        var last = value()
-        for _ in 0..<50 {
-            try? await Task.sleep(for: .milliseconds(300))
-            let now = value()
-            if now == last { return now }
-            last = now
-        }
-        return last
     }
 
     /// A `StreamingOperation` of the scope reads no more than the scope's limit either.

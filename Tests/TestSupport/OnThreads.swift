@@ -51,3 +51,17 @@ public func eventually(within seconds: Double = 30, _ condition: @escaping @Send
         }.start()
     }
 }
+
+/// `value()` once it stayed the same for 300 ms (read for at most about `seconds`): for a count
+/// that something outside the test still moves for a moment, as a server finishing its writes
+/// into a closed connection or a late request reaching a log.
+public func settled(within seconds: Double = 10, _ value: @Sendable () async throws -> Int) async rethrows -> Int {
+    var last = try await value()
+    for _ in 0..<max(1, Int(seconds / 0.3)) {
+        try? await Task.sleep(for: .milliseconds(300))
+        let now = try await value()
+        if now == last { return now }
+        last = now
+    }
+    return last
+}
