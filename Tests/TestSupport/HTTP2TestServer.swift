@@ -1,5 +1,6 @@
 import DemoServer
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
 import NetOps
 import NetOpsNIO
@@ -19,9 +20,17 @@ public enum HTTP2TestServer {
         // The server and the session read the files once, when they are made.
         defer { try? FileManager.default.removeItem(at: folder) }
         let certificates = try await TestCertificates.make(in: folder)
+        // Both ends log at debug: a connection that every HTTP/2 case shares and that ends under
+        // them leaves its reason in the run's output (the server's "Error handling inbound
+        // connection", AsyncHTTPClient's "connection go away received" and "connection closed"),
+        // a few lines a run otherwise.
         let server = try await DemoServer.start(
+            logLevel: .debug,
             tls: DemoServerTLS(certificateChain: certificates.serverCertificate, privateKey: certificates.serverKey))
         var configuration = TestEngine.nioConfiguration
+        var logger = Logger(label: "HTTP2TestServer.session")
+        logger.logLevel = .debug
+        configuration.logger = logger
         configuration.tls = try TLSSettings(trustRoots: .only(.file(certificates.caCertificate.path)))
         let running = Running(server: server, session: NetworkSession.nio(configuration: configuration), configuration: configuration)
         started.withLockedValue { $0 = running.session }
