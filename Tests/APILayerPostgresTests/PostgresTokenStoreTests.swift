@@ -126,7 +126,8 @@ struct PostgresTokenStoreTests {
         }
     }
 
-    /// The database down at start: calls fail by their deadline with the store's reason.
+    /// The database down at start: calls fail before their deadline, with the store's reason
+    /// (a call ended by its deadline would say so, and not name the database).
     @Test func databaseDownAtStart() async throws {
         let realm = try await Shared.realm()
         let closedPort = try unusedPort()
@@ -135,11 +136,9 @@ struct PostgresTokenStoreTests {
         defer { runner.cancel() }
         let store = try Shared.store(client, account: "down") { $0.queryTimeout = 1 }
         let (scope, _) = Shared.scope(realm, store: store)
-        let started = ContinuousClock.now
-        let errors = await Shared.calls(3, scope, realm: realm, timeout: 10)
+        let errors = await Shared.calls(3, scope, realm: realm, timeout: 60)
         #expect(errors.count == 3)
-        #expect(errors.allSatisfy { $0.contains("database is unavailable") }, "\(errors.first ?? "")")
-        #expect(ContinuousClock.now - started < .seconds(9))
+        #expect(errors.allSatisfy { $0.contains("database is unavailable") && !$0.contains("deadline") }, "\(errors.first ?? "")")
     }
 
     /// A lease another replica holds longer than this one may wait: `lockWaitTimeout` ends the
@@ -161,7 +160,8 @@ struct PostgresTokenStoreTests {
             let started = ContinuousClock.now
             let errors = await Shared.calls(2, scope, realm: realm, timeout: 1)
             #expect(errors.count == 2)
-            #expect(ContinuousClock.now - started < .seconds(5), "\(errors)")
+            // Well before the 60 s lease: the calls did not wait for it.
+            #expect(ContinuousClock.now - started < .seconds(30), "\(errors)")
             #expect(errors.allSatisfy { $0.contains("deadline") || $0.contains("1.0 s") }, "\(errors)")
             #expect(try await Shared.counters(realm)["tokenRequests"] as? Int == 0)
         }

@@ -114,7 +114,7 @@ struct APIOperationTests {
             group.cancel()
             await group.finished()
             await slow.finished()
-            #expect(Date().timeIntervalSince(started) < 2.5, "the server would answer after 30 s")
+            #expect(Date().timeIntervalSince(started) < 20, "the server would answer after 30 s")
             #expect(quick.state == .successFinished)
             #expect(slow.state == .cancelled)
             #expect(group.state == .cancelled)

@@ -38,17 +38,24 @@ struct ScopeRateLimitTests {
         #expect(configuration.rateLimit == RateLimiter.Configuration())
         let scope = APIScope(name: "limited-\(engine)", configuration: configuration)
         let key = "scope-\(UUID().uuidString)"
-        for _ in 0..<5 {
+        let askedToWait = { log.messages(atLeast: .warning).contains { $0.contains("asked to wait") && $0.contains("budgetExhausted") } }
+        // The server's window of 6 s starts with its first call and serves two: the third call
+        // is parked until it ends. Where a loaded machine spread two calls over more than the
+        // window, it began anew with nothing spent, and the calls go on (a dozen at most) until
+        // the scope was asked to wait.
+        var sent = 0
+        while sent < 12, sent < 3 || !askedToWait() {
             let answer = try await APIManager.withDefaultAPI(scope) {
-                try await APIManager.call(Limited.limited, properties: ["key": key, "budget": 2, "window": 3], as: Answer.self)
+                try await APIManager.call(Limited.limited, properties: ["key": key, "budget": 2, "window": 6], as: Answer.self)
             }
             #expect(answer.ok)
+            sent += 1
         }
         let stats = try JSONDecoder().decode(
             Stats.self, from: try await DTO.get(server.baseURL.appendingPathComponent("limited-stats/\(key)")).run().receivedData)
-        #expect(stats.served == 5)
+        #expect(stats.served == sent)
         #expect(stats.refused == 0)
-        #expect(log.messages(atLeast: .warning).contains { $0.contains("asked to wait") && $0.contains("budgetExhausted") })
+        #expect(askedToWait())
         #expect(metrics.counters.contains { $0.label == "apilayer.ratelimit.waits" && $0.totalValue > 0 })
     }
 

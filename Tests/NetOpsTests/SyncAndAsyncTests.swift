@@ -36,7 +36,7 @@ struct SyncAndAsyncTests {
         #expect(returned.state == .cancelled)
     }
 
-    /// Shared side of the process gate: it times the cancel (under 2 s).
+    /// Shared side of the process gate: it times the cancel (well before the server's minute).
     @Test(.processGate(.shared), arguments: TestEngine.allCases)
     func cancellingTheTaskCancelsTheOperation(_ engine: TestEngine) async throws {
         let operation = DTO.get(try await TestServer.url("delay?seconds=60")).on(engine)
