@@ -8,7 +8,7 @@ import NetOps
 /// after at most one output buffer past the limit, never after allocating what it unpacks to.
 ///
 /// The NIO engine decodes in its delegate instead of putting AsyncHTTPClient's decompression
-/// handler into every connection's pipeline: that handler costs every request (about 9 000
+/// handler into every connection's pipeline: that handler costs every request (about 10 000
 /// instructions, counted as `Docs/engines.md#counting-instructions` shows), this one only a
 /// response that is encoded.
 ///
