@@ -194,4 +194,60 @@ struct PostponementTests {
         await theirs.finished()
         #expect(theirs.state == .failedFinished)
     }
+
+    /// Parks in its own lot until opened.
+    struct Gate: NetworkMiddleware {
+        let lot = ParkingLot()
+        let open = Locked(false)
+        func prepare(_ request: inout URLRequest, context: MiddlewareContext) throws -> PrepareDecision {
+            open.withLock { $0 } ? .proceed : .park(in: lot)
+        }
+    }
+
+    /// An operation parked by `gate`, once it is listed in the gate's lot; and its ticket.
+    static func parked(by gate: Gate, _ operation: DTO) async throws -> UInt64 {
+        #expect(await eventually(within: 60) { gate.lot.contains(operation) })
+        return try #require(operation.parkingTicket)
+    }
+
+    /// A parking is listed in its lot a moment after it happens, on the thread that parked the
+    /// operation; by then a replay may have taken it (listed already) and sent it on, and it may
+    /// have parked again and listed that later parking. The late listing of the first parking,
+    /// played out here after the second, neither replaces the later one nor takes it out: the
+    /// operation stays listed, and the lot's next replay ends it. (The moment where a listing
+    /// once took out the entry of a later parking is too short to play out on demand: the load
+    /// of `aReplayWhileACallIsParkingDoesNotStrandIt` found it, one call in about 80 runs.)
+    @Test(arguments: TestEngine.allCases)
+    func aLateListingOfAnEarlierParkingLeavesTheLaterOneListed(_ engine: TestEngine) async throws {
+        let gate = Gate()
+        let operation = DTO.get(try await TestServer.url("json")).on(engine.makeSession()).use(gate)
+        operation.start()
+        let first = try await Self.parked(by: gate, operation)
+        #expect(gate.lot.take(operation))
+        operation.replay()
+        let second = try await Self.parked(by: gate, operation)
+        #expect(second > first)
+        gate.lot.add(operation, ticket: first)
+        #expect(gate.lot.contains(operation))
+        #expect(operation.parkingTicket == second)
+        gate.open.withLock { $0 = true }
+        #expect(gate.lot.replayAll().count == 1)
+        await operation.finished()
+        #expect(operation.state == .successFinished)
+    }
+
+    /// The late listing of a parking that ended meanwhile (the operation was cancelled while
+    /// parked) takes its own entry out again: the lot keeps no ended operation.
+    @Test func aLateListingOfAnEndedParkingLeavesNothingListed() async throws {
+        let gate = Gate()
+        let operation = DTO.get(try await TestServer.url("json")).on(TestEngine.nio.makeSession()).use(gate)
+        operation.start()
+        let ticket = try await Self.parked(by: gate, operation)
+        operation.cancel()
+        await operation.finished()
+        #expect(!gate.lot.contains(operation))
+        gate.lot.add(operation, ticket: ticket)
+        #expect(!gate.lot.contains(operation))
+        #expect(gate.lot.isEmpty)
+    }
 }

@@ -212,7 +212,7 @@ struct RateLimiterTests {
         #expect(await eventually(within: 20) { witness.isFinishedOrCancelled })
         let late = lateCall
         #expect(late.isPostponed)
-        limiter.parkingLot.add(late)
+        limiter.parkingLot.add(late, ticket: try #require(late.parkingTicket))
         limiter.operationDidPark(late, in: limiter.parkingLot)
         #expect(await eventually(within: 20) { late.isFinishedOrCancelled }, "the call stayed parked with no replay to come")
         #expect(late.state == .successFinished)
@@ -242,7 +242,10 @@ struct RateLimiterReplayTests {
         }
         let ended = await eventually(within: 60) { operations.allSatisfy(\.isFinishedOrCancelled) }
         let stranded = operations.filter { !$0.isFinishedOrCancelled }
-        #expect(ended, "\(stranded.count) calls still parked (\(limiter.parkingLot.count) in the limiter's lot)")
+        #expect(
+            ended,
+            "\(stranded.count) calls did not end (\(limiter.parkingLot.count) in the limiter's lot): \(stranded.prefix(3).map { "\($0.state), response \($0.response?.statusCode ?? 0), \($0.progress.bytesReceived) bytes" })"
+        )
         #expect(operations.allSatisfy { $0.state == .successFinished })
         for operation in stranded { operation.cancel() }
         try await session.shutdown()

@@ -44,7 +44,8 @@ public protocol NetworkMiddleware: Sendable {
     func operationWillStart(_ operation: BaseOperation)
 
     /// Called once the operation is parked in `lot` (after a stage decided `.park`, or a caller
-    /// called `BaseOperation.postpone(_:)`); `lot.take(operation)` tells whether it still is.
+    /// called `BaseOperation.postpone(_:)`) and listed there; `lot.take(operation)` tells whether
+    /// it still is. A parking that a replay or a cancel ended before it was listed is not told.
     func operationDidPark(_ operation: BaseOperation, in lot: ParkingLot)
 
     /// Called when a run of the operation is over, whatever ended it: its request was answered

@@ -81,6 +81,24 @@ extension BaseOperation {
     /// while it waits in its lot for the replay that starts it.
     public var isPostponed: Bool { withLock { machine.isPostponed || storage.postponement?.awaitsReplayStart == true } }
 
+    /// The ticket of a `successor` waiting in its lot for the replay that starts it: below the
+    /// number of any parking of a run (those count from 1).
+    static let successorTicket: UInt64 = 0
+
+    /// The ticket of the operation's parking now (its number, counted with its runs), or
+    /// `successorTicket` for a successor waiting for its replay; nil when it is not parked.
+    var parkingTicket: UInt64? {
+        withLock {
+            if storage.postponement?.awaitsReplayStart == true { return Self.successorTicket }
+            return machine.isPostponed ? storage.history.parked?.number : nil
+        }
+    }
+
+    /// Whether the operation is still in the parking `ticket` names.
+    func isParked(ticket: UInt64) -> Bool {
+        parkingTicket == ticket
+    }
+
     /// Whether a thread in `syncStart()` may return now: only once the operation is final,
     /// never while it is parked waiting for its replay, nor while a `successor` replacing it runs.
     public var mayReleaseSyncWaiter: Bool {

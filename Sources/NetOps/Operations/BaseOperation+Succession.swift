@@ -77,7 +77,7 @@ extension BaseOperation {
             return (successor, session)
         }
         guard let (successor, session) = taken else { return false }
-        session.parkingLot.add(successor)
+        session.parkingLot.add(successor, ticket: BaseOperation.successorTicket)
         return true
     }
 

@@ -55,8 +55,8 @@ open class BaseOperation: Operation, @unchecked Sendable {
         var arm: (scheduler: DeadlineScheduler, run: UInt64, at: DispatchTime)?
         /// The `timeLimitBetweenRuns` slot to free (outside the lock: `RunLimits` has a lock of its own).
         var runLimitRelease: (limits: RunLimits, key: String, until: Date)?
-        /// The lot the operation just parked in, and the stages to tell.
-        var parkedIn: (lot: ParkingLot, chain: [any NetworkMiddleware])?
+        /// The lot the operation just parked in, the parking's ticket, and the stages to tell.
+        var parkedIn: (lot: ParkingLot, ticket: UInt64, chain: [any NetworkMiddleware])?
         /// The lot the operation just left.
         var unparkedFrom: ParkingLot?
         /// A run ended: the stages of this chain hear of it (`operationDidStopRunning`).
@@ -319,23 +319,29 @@ open class BaseOperation: Operation, @unchecked Sendable {
             if let frozen = storage.frozen {
                 let lot = storage.parkedIn ?? frozen.session.parkingLot
                 storage.parkedIn = lot
-                effects.parkedIn = (lot, frozen.chain)
+                // The ticket is the parking's number, known once it is counted (below).
+                effects.parkedIn = (lot, 0, frozen.chain)
             }
         }
         record(from: before, to: machine.snapshot, in: &effects)
         if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
-        if action == .park { parkedLocked(in: &effects) }
+        if action == .park {
+            let ticket = parkedLocked(in: &effects)
+            effects.parkedIn?.ticket = ticket
+        }
     }
 
     /// The operation just parked: its parked time starts, and counts against its total
     /// deadline, which is armed for the time left. Call with the lock held (after `end`).
-    private func parkedLocked(in effects: inout Effects) {
+    /// - Returns: the parking's number, its ticket in the lot.
+    private func parkedLocked(in effects: inout Effects) -> UInt64 {
         let number = newRunLocked().number
         let now = DispatchTime.now()
         storage.history.parked = (now, number)
-        guard let total = storage.settings.totalTimeout else { return }
+        guard let total = storage.settings.totalTimeout else { return number }
         let left = max(0, total - storage.history.workedSeconds)
         if let session = sessionInEffectLocked { effects.arm = (session.deadlines, number, now + left) }
+        return number
     }
 
     /// The operation left the parked state (replayed, failed, cancelled): its parked time is
@@ -411,8 +417,11 @@ open class BaseOperation: Operation, @unchecked Sendable {
             for stage in chain { stage.operationDidStopRunning(self) }
         }
         if let parked = effects.parkedIn {
-            parked.lot.add(self)
-            for stage in parked.chain { stage.operationDidPark(self, in: parked.lot) }
+            // The stages hear of a parking that still lasts: one a replay or a cancel ended
+            // meanwhile is over for them too (a slot it would free is held by the next run).
+            if parked.lot.add(self, ticket: parked.ticket) {
+                for stage in parked.chain { stage.operationDidPark(self, in: parked.lot) }
+            }
         }
         publishExecuting(effects.lifecycle)
         if let state = effects.newState { deliver(on: effects.callbackQueue) { self.notifyState(state) } }

@@ -17,7 +17,8 @@ public final class ParkingLot: Sendable {
     private struct Parked {
         /// Each operation parked gets the next number: the order to replay or fail them in.
         var next: UInt64 = 0
-        var entries: [ObjectIdentifier: (order: UInt64, operation: BaseOperation)] = [:]
+        /// Each entry with its order and the parking it lists (`BaseOperation.parkingTicket`).
+        var entries: [ObjectIdentifier: (order: UInt64, operation: BaseOperation, ticket: UInt64)] = [:]
 
         var ordered: [BaseOperation] {
             entries.values.sorted { $0.order < $1.order }.map(\.operation)
@@ -35,17 +36,36 @@ public final class ParkingLot: Sendable {
     /// Whether no operation is parked here.
     public var isEmpty: Bool { parked.withLock { $0.entries.isEmpty } }
 
-    /// Lists `operation`, which parked itself here (outside its lock).
-    func add(_ operation: BaseOperation) {
-        parked.withLock { parked in
-            parked.entries[ObjectIdentifier(operation)] = (parked.next, operation)
+    /// Lists `operation`, which parked itself here (outside its lock) by the parking `ticket`
+    /// names.
+    ///
+    /// The listing comes a moment after the parking, on the thread that parked it, and that
+    /// moment may be long on a busy machine: meanwhile a cancel may have ended the parking, or a
+    /// replay taken the operation (listed by then) and sent it on, and it may have parked again
+    /// and listed itself for that later parking. So a listing never replaces one of a later
+    /// parking, and the entry of a parking that ended is taken out again only while it is still
+    /// that parking's.
+    ///
+    /// - Returns: whether the parking still lasts, listed here: only then do the operation's
+    ///   stages hear of it (`operationDidPark`).
+    @discardableResult
+    func add(_ operation: BaseOperation, ticket: UInt64) -> Bool {
+        let id = ObjectIdentifier(operation)
+        let listed = parked.withLock { parked -> Bool in
+            if let entry = parked.entries[id], entry.ticket > ticket { return false }
+            parked.entries[id] = (parked.next, operation, ticket)
             parked.next += 1
+            return true
         }
-        // A cancel may have unparked it before it got here.
-        if !operation.isPostponed { remove(operation) }
+        guard listed else { return false }
+        if operation.isParked(ticket: ticket) { return true }
+        parked.withLock { parked in
+            if parked.entries[id]?.ticket == ticket { parked.entries[id] = nil }
+        }
+        return false
     }
 
-    /// Forgets `operation`, which left the parked state.
+    /// Forgets `operation`, which left the parked state (before it can park again).
     func remove(_ operation: BaseOperation) {
         parked.withLock { _ = $0.entries.removeValue(forKey: ObjectIdentifier(operation)) }
     }
