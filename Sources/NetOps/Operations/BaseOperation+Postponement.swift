@@ -94,11 +94,6 @@ extension BaseOperation {
         }
     }
 
-    /// Whether the operation is still in the parking `ticket` names.
-    func isParked(ticket: UInt64) -> Bool {
-        parkingTicket == ticket
-    }
-
     /// Whether a thread in `syncStart()` may return now: only once the operation is final,
     /// never while it is parked waiting for its replay, nor while a `successor` replacing it runs.
     public var mayReleaseSyncWaiter: Bool {

@@ -58,7 +58,7 @@ public final class ParkingLot: Sendable {
             return true
         }
         guard listed else { return false }
-        if operation.isParked(ticket: ticket) { return true }
+        if operation.parkingTicket == ticket { return true }
         parked.withLock { parked in
             if parked.entries[id]?.ticket == ticket { parked.entries[id] = nil }
         }
