@@ -216,7 +216,7 @@ struct PostponementTests {
     /// played out here after the second, neither replaces the later one nor takes it out: the
     /// operation stays listed, and the lot's next replay ends it. (The moment where a listing
     /// once took out the entry of a later parking is too short to play out on demand: the load
-    /// of `aReplayWhileACallIsParkingDoesNotStrandIt` found it, one call in about 80 runs.)
+    /// of `aReplayWhileACallIsParkingDoesNotStrandIt` found it, one stranded call in 40 runs.)
     @Test(arguments: TestEngine.allCases)
     func aLateListingOfAnEarlierParkingLeavesTheLaterOneListed(_ engine: TestEngine) async throws {
         let gate = Gate()
