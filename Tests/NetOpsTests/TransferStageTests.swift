@@ -99,6 +99,52 @@ struct TransferStageTests {
         }
     }
 
+    /// Hands the request on once, and again from the end of that transfer, after passing the
+    /// end on (the attempt is over by then); records what the late transfer reports.
+    struct LateCaller: TransferStage {
+        final class Relay: TransferEvents, Sendable {
+            let outer: any TransferEvents
+            let request: URLRequest
+            let next: TransferNext
+            let late: Late
+
+            init(outer: any TransferEvents, request: URLRequest, next: TransferNext, late: Late) {
+                self.outer = outer
+                self.request = request
+                self.next = next
+                self.late = late
+            }
+
+            func transferDidReceive(head: ResponseHead) { outer.transferDidReceive(head: head) }
+            func transferDidReceive(data: Data) { outer.transferDidReceive(data: data) }
+            func transferDidSend(sent: Int64, expected: Int64?) { outer.transferDidSend(sent: sent, expected: expected) }
+
+            func transferDidComplete(failure: TransferFailure?) {
+                outer.transferDidComplete(failure: failure)
+                _ = next(request, events: late)
+            }
+        }
+
+        /// What the transfer started after the end reports.
+        final class Late: TransferEvents, Sendable {
+            let statuses = Recorder<Int>()
+            let ends = Recorder<TransferFailure?>()
+
+            func transferDidReceive(head: ResponseHead) { statuses.append(head.statusCode) }
+            func transferDidReceive(data: Data) {}
+            func transferDidSend(sent: Int64, expected: Int64?) {}
+            func transferDidComplete(failure: TransferFailure?) { ends.append(failure) }
+        }
+
+        let late = Late()
+
+        func startTransfer(
+            _ request: URLRequest, context: TransferContext, events: any TransferEvents, next: TransferNext
+        ) throws -> any TransferHandle {
+            next(request, events: Relay(outer: events, request: request, next: next, late: late))
+        }
+    }
+
     /// Throws, after handing the request on when `afterHandingOn`.
     struct Thrower: TransferStage {
         struct Refusal: Error, Equatable, CustomStringConvertible {
@@ -260,7 +306,9 @@ struct TransferStageTests {
     @Test(arguments: TestEngine.allCases) func aStageThatHandsTheRequestOnTwiceEndsTheOperationOnce(_ engine: TestEngine) async throws {
         let ends = EndCounter()
         let completions = Locked(0)
-        let operation = DTO.get(try await TestServer.url("json")).use(ends).use(Doubler()).on(engine)
+        // A slow answer: the first transfer still runs when the second `next` comes (a quick one
+        // may end in between on a busy machine, and asking again after the end is allowed).
+        let operation = DTO.get(try await TestServer.url("delay?seconds=30")).use(ends).use(Doubler()).on(engine)
         operation.retryPolicy = .standard
         operation.onCompletion { _ in completions.withLock { $0 += 1 } }
         await #expect(throws: NetOpsError.self) { try await operation.run() }
@@ -270,6 +318,18 @@ struct TransferStageTests {
         #expect(operation.attemptsMade == 1, "a broken stage is not retried")
         #expect(completions.withLock { $0 } == 1)
         #expect(ends.ends.withLock { $0 } == 1)
+    }
+
+    /// Once the end reached the operation, the attempt is over: a `next` called after it starts
+    /// nothing (no second request reaches the server) and reports `.cancelled` at once.
+    @Test(arguments: TestEngine.allCases) func aNextAfterTheAttemptEndedStartsNothing(_ engine: TestEngine) async throws {
+        let stage = LateCaller()
+        let operation = DTO.get(try await TestServer.url("json")).use(stage).on(engine)
+        try await operation.run()
+        #expect(operation.statusCode == 200)
+        #expect(await eventually(within: 10) { !stage.late.ends.all.isEmpty }, "the late transfer ended")
+        #expect(stage.late.ends.all == [.cancelled])
+        #expect(stage.late.statuses.all.isEmpty, "nothing was sent after the attempt ended")
     }
 
     @Test(arguments: [false, true], TestEngine.allCases)

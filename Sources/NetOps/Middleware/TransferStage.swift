@@ -40,7 +40,8 @@ import FoundationNetworking
 /// - `next` starts one transfer at a time: called again while the transfer it started is still
 ///   running, it starts nothing and the operation ends with a `.rejected` error naming the
 ///   stage. (Asking again after that transfer ended, as a cache does when a revalidation
-///   answers with something it cannot use, is fine.)
+///   answers with something it cannot use, is fine.) Called once the end reached the
+///   operation, the attempt is over: it starts nothing and reports `.cancelled` at once.
 /// - A stage that throws ends the operation with what it threw (a `NetOpsError` as it is, any
 ///   other error as the `underlying` of a `.rejected` one), after stopping what it started.
 ///   Neither is retried: the stage would do the same again.

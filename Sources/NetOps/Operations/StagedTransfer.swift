@@ -10,9 +10,9 @@ import FoundationNetworking
 /// It is the events receiver the outermost stage reports to (it passes everything on to the
 /// operation's attempt, noting that something arrived) and the handle the operation keeps (a
 /// cancel goes to what the outermost stage returned). It holds the stages to their rules: a
-/// stage's `next` starts one transfer at a time, and a stage that throws or breaks that rule
-/// ends the attempt once, with an error naming it, after everything started below it is
-/// stopped.
+/// stage's `next` starts one transfer at a time and nothing once the attempt ended, and a stage
+/// that throws or breaks that rule ends the attempt once, with an error naming it, after
+/// everything started below it is stopped.
 final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
     // @unchecked: the mutable state is in `state`; the rest is immutable.
 
@@ -100,7 +100,8 @@ final class StagedTransfer: EngineEvents, TransferHandle, @unchecked Sendable {
             case admitted
         }
         let admission = state.withLock { state -> Admission in
-            if state.faulted || state.cancelled { return .over }
+            // Once the end reached the operation, the attempt is over: nothing more is sent.
+            if state.faulted || state.cancelled || state.ended { return .over }
             if state.running[caller] > 0 { return .twice }
             state.running[caller] += 1
             state.handedOn[caller] = true
