@@ -337,7 +337,8 @@ struct TransferStageTests {
         let ends = EndCounter()
         let completions = Locked(0)
         let thrower = Thrower(afterHandingOn: afterHandingOn)
-        let operation = DTO.get(try await TestServer.url("delay?seconds=0.5")).use(ends).use(thrower).on(engine)
+        // A slow answer: the transfer handed on still runs when the stage throws.
+        let operation = DTO.get(try await TestServer.url("delay?seconds=30")).use(ends).use(thrower).on(engine)
         operation.retryPolicy = .standard
         operation.onCompletion { _ in completions.withLock { $0 += 1 } }
         await #expect(throws: NetOpsError.self) { try await operation.run() }
