@@ -316,14 +316,17 @@ open class BaseOperation: Operation, @unchecked Sendable {
             effects.cleanUp(sink.discard())
             storage.response = nil
             storage.progress = TransferProgress()
-            if let frozen = storage.frozen { storage.parkedIn = storage.parkedIn ?? frozen.session.parkingLot }
         }
         record(from: before, to: machine.snapshot, in: &effects)
         if let ended = machine.takeEndedRun() { end(ended, stopping: action != .complete, in: &effects) }
         if action == .park {
             // The parking's number, counted after the run ended, is its ticket in the lot.
             let ticket = parkedLocked(in: &effects)
-            if let lot = storage.parkedIn, let frozen = storage.frozen { effects.parkedIn = (lot, ticket, frozen.chain) }
+            if let frozen = storage.frozen {
+                let lot = storage.parkedIn ?? frozen.session.parkingLot
+                storage.parkedIn = lot
+                effects.parkedIn = (lot, ticket, frozen.chain)
+            }
         }
     }
 
